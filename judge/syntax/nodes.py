@@ -1,0 +1,104 @@
+"""The commands a mail can hold, one frozen dataclass each.
+
+`line` is the line number in the mail's text, `column` the 1-based column of
+the command's first character; they let replies point at the line.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from judge.methods.blind_auction import BidEntry
+
+
+@dataclass(frozen=True)
+class Node:
+    line: int
+    column: int
+
+
+@dataclass(frozen=True)
+class Create(Node):
+    game: str
+    password: str
+    method: str | None
+    variant: str | None
+
+
+@dataclass(frozen=True)
+class Signon(Node):
+    game: str
+    password: str
+    master: bool  # SIGNON Mgame: the game's master (GM); SIGNON ?game: a player
+
+
+@dataclass(frozen=True)
+class Signoff(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class SetPassword(Node):
+    password: str
+
+
+@dataclass(frozen=True)
+class SetDeadline(Node):
+    text: str
+
+
+@dataclass(frozen=True)
+class SetParam(Node):
+    name: str  # "T", "M" or "D"
+    value: str  # digits, or "T/U" for D
+
+
+@dataclass(frozen=True)
+class SetVariant(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class SetMethod(Node):
+    name: str
+
+
+@dataclass(frozen=True)
+class Start(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Process(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Eject(Node):
+    player: str
+
+
+@dataclass(frozen=True)
+class Replace(Node):
+    player: str
+    new_player: str
+
+
+@dataclass(frozen=True)
+class NoPreference(Node):
+    player: str | None  # None: the sender's own; else the GM's decision for a player
+
+
+@dataclass(frozen=True)
+class ListGame(Node):
+    game: str | None
+
+
+@dataclass(frozen=True)
+class Help(Node):
+    pass
+
+
+@dataclass(frozen=True)
+class Bids(Node):
+    entries: tuple[BidEntry, ...]

@@ -1,0 +1,180 @@
+"""Parse one line of a mail into a command (LALR, grammar loaded once)."""
+
+from __future__ import annotations
+
+from functools import cache
+
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, v_args
+
+from judge.methods.blind_auction import BidEntry
+from judge.resources import data_dir
+from judge.syntax import nodes
+from judge.syntax.errors import CommandSyntaxError
+
+# What a person should read for each terminal lark may expect next.
+_EXPECTED = {
+    "GAME": "a game name starting with ? (like ?spring)",
+    "TARGET": "?game to play, or Mgame as the game's master",
+    "PASSWORD": "a password",
+    "PLAYER": "a player's address",
+    "NAME": "a name",
+    "REST": "a date and time (like 2026-12-01 18:00 UTC) or a delay (like +48h)",
+    "AMOUNT": "a number of points",
+    "PARAM_VALUE": "a whole number (or T/U for D)",
+    "WORD": "a power's name",
+    "$END": "the end of the line",
+}
+_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PREFERENCE, LIST, HELP"
+
+
+@cache
+def _parser() -> Lark:
+    text = (data_dir("grammars") / "commands.lark").read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+
+
+def _describe(expected: set[str]) -> str:
+    names = []
+    keywords = []
+    for term in sorted(expected):
+        if term in _EXPECTED:
+            names.append(_EXPECTED[term])
+        else:
+            pattern = _parser().get_terminal(term).pattern
+            keywords.append(getattr(pattern, "value", term).upper())
+    if "WORD" in expected and len(keywords) > 5:
+        return f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
+    if keywords:
+        names.append("one of " + ", ".join(sorted(set(keywords))) if len(keywords) > 1 else keywords[0])
+    return " or ".join(names) if names else "something else"
+
+
+@v_args(meta=True)
+class _ToNodes(Transformer):
+    def __init__(self, line_no: int) -> None:
+        super().__init__()
+        self.line_no = line_no
+
+    def _at(self, meta):
+        return {"line": self.line_no, "column": getattr(meta, "column", 1)}
+
+    def start(self, meta, children):
+        return children[0]
+
+    def create(self, meta, c):
+        game, password, method, variant = c
+        return nodes.Create(**self._at(meta), game=str(game)[1:], password=str(password),
+                            method=_opt(method), variant=_opt(variant))
+
+    def signon(self, meta, c):
+        target, password = c
+        t = str(target)
+        if t.startswith("?"):
+            return nodes.Signon(**self._at(meta), game=t[1:], password=str(password), master=False)
+        if t[0] in "mM":
+            return nodes.Signon(**self._at(meta), game=t[1:], password=str(password), master=True)
+        raise _Semantic(target.column, "?game to play, or Mgame as the game's master",
+                        f"'{t}' starts with neither ? nor M: write SIGNON ?{t} yourpassword to play.")
+
+    def signoff(self, meta, c):
+        return nodes.Signoff(**self._at(meta))
+
+    def set_password(self, meta, c):
+        return nodes.SetPassword(**self._at(meta), password=str(c[0]))
+
+    def set_deadline(self, meta, c):
+        return nodes.SetDeadline(**self._at(meta), text=str(c[0]).strip())
+
+    def param(self, meta, c):
+        return str(c[0])[0].upper()
+
+    def set_param(self, meta, c):
+        return nodes.SetParam(**self._at(meta), name=c[0], value=str(c[1]).upper())
+
+    def set_variant(self, meta, c):
+        return nodes.SetVariant(**self._at(meta), name=str(c[0]))
+
+    def set_method(self, meta, c):
+        return nodes.SetMethod(**self._at(meta), name=str(c[0]))
+
+    def start_game(self, meta, c):
+        return nodes.Start(**self._at(meta))
+
+    def process(self, meta, c):
+        return nodes.Process(**self._at(meta))
+
+    def eject(self, meta, c):
+        return nodes.Eject(**self._at(meta), player=str(c[0]))
+
+    def replace(self, meta, c):
+        players = [str(x) for x in c if x is not None]
+        return nodes.Replace(**self._at(meta), player=players[0], new_player=players[-1])
+
+    def no_preference(self, meta, c):
+        return nodes.NoPreference(**self._at(meta), player=_opt(c[-1] if c else None))
+
+    def list_game(self, meta, c):
+        game = _opt(c[0] if c else None)
+        return nodes.ListGame(**self._at(meta), game=game[1:] if game else None)
+
+    def help(self, meta, c):
+        return nodes.Help(**self._at(meta))
+
+    def power(self, meta, c):
+        return " ".join(str(w) for w in c), meta.column
+
+    def bid(self, meta, c):
+        (name, column), amount = c[0], c[-1]
+        return BidEntry(power=name, amount=str(amount), line=self.line_no, column=column)
+
+    def bids(self, meta, c):
+        return nodes.Bids(**self._at(meta), entries=tuple(c))
+
+
+class _Semantic(Exception):
+    def __init__(self, column: int, expected: str, hint: str) -> None:
+        self.column, self.expected, self.hint = column, expected, hint
+
+
+def _opt(tok: Token | None) -> str | None:
+    return None if tok is None else str(tok)
+
+
+def parse_line(text: str, line_no: int = 1) -> nodes.Node:
+    """Parse one line (without its newline); CommandSyntaxError if it is no command."""
+    line = text.rstrip("\r\n")
+    try:
+        tree = _parser().parse(line)
+        return _ToNodes(line_no).transform(tree)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, line, line_no) from err
+    except Exception as err:  # lark wraps errors raised inside transformer callbacks
+        inner = getattr(err, "orig_exc", err)
+        if isinstance(inner, _Semantic):
+            raise CommandSyntaxError(line_no, inner.column, line, inner.expected, inner.hint) from err
+        raise
+
+
+def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> CommandSyntaxError:
+    if isinstance(err, UnexpectedToken):
+        expected = set(err.accepts or err.expected)
+        if err.token.type == "$END":
+            column = len(line.rstrip()) + 1
+            found = "the line ends"
+        else:
+            column = err.column
+            found = f"'{err.token}'"
+        hint = f"Instead {found}."
+    elif isinstance(err, UnexpectedCharacters):
+        expected = set(err.allowed or ())
+        column = err.column
+        hint = f"'{line[column - 1]}' cannot stand here."
+    else:
+        expected, column, hint = set(), getattr(err, "column", 1), ""
+    if not expected or expected >= {"WORD", "GAME"}:
+        what = f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
+    else:
+        what = _describe(expected)
+    if "AMOUNT" in expected and "WORD" in expected:
+        hint += " A bid is a power and a number of points, like 'Austria 40', 'Austria: 40' or 'A=40'."
+    return CommandSyntaxError(line_no, column, line, what, hint.strip())

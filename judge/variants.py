@@ -1,0 +1,138 @@
+"""Power lists: the standard seven and custom lists from the config or a file.
+
+A power is named in a player's mail by its full name, its usual abbreviation
+(the first three letters, when unique) or its letter, in any case.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Iterable, Mapping
+
+
+class PowerListError(ValueError):
+    """A power list that cannot be used (duplicate names or letters...)."""
+
+
+@dataclass(frozen=True)
+class Power:
+    name: str
+    letter: str
+    abbreviation: str
+
+    def as_dict(self) -> dict[str, str]:
+        return {"name": self.name, "letter": self.letter}
+
+
+@dataclass(frozen=True)
+class PowerList:
+    powers: tuple[Power, ...]
+
+    def __len__(self) -> int:
+        return len(self.powers)
+
+    def __iter__(self):
+        return iter(self.powers)
+
+    @property
+    def names(self) -> list[str]:
+        return [p.name for p in self.powers]
+
+    def lookup(self, token: str) -> Power | None:
+        """The power a player meant by `token`, or None if it names none."""
+        key = " ".join(token.split()).casefold()
+        for p in self.powers:
+            if key in (p.name.casefold(), p.abbreviation.casefold()) or (
+                p.letter and key == p.letter.casefold()
+            ):
+                return p
+        return None
+
+    def describe(self) -> str:
+        return ", ".join(f"{p.name} ({p.letter})" if p.letter else p.name for p in self.powers)
+
+    def as_json(self) -> list[dict[str, str]]:
+        return [p.as_dict() for p in self.powers]
+
+
+STANDARD_POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")
+
+
+def make_power_list(entries: Iterable[Any]) -> PowerList:
+    """Build a power list from names or {"name": ..., "letter": ...} objects.
+
+    Letters default to the first letter of the name; abbreviations are the
+    first three letters. Clashes are refused: a letter or abbreviation that
+    could mean two powers would make bids ambiguous.
+    """
+    raw: list[tuple[str, str | None]] = []
+    for e in entries:
+        if isinstance(e, str):
+            raw.append((e.strip(), None))
+        elif isinstance(e, Mapping) and isinstance(e.get("name"), str):
+            letter = e.get("letter")
+            if letter is not None and not isinstance(letter, str):
+                raise PowerListError(f"letter of {e['name']!r} must be text")
+            raw.append((e["name"].strip(), letter.strip() if letter else None))
+        else:
+            raise PowerListError(f"a power must be a name or a {{name, letter}} object, got {e!r}")
+    if not raw:
+        raise PowerListError("the power list is empty")
+    names = [n for n, _ in raw]
+    for n in names:
+        if not n or any(ch in n for ch in ":=,") or n[0].isdigit():
+            raise PowerListError(f"unusable power name {n!r}")
+    folded = [n.casefold() for n in names]
+    dup = {n for n in folded if folded.count(n) > 1}
+    if dup:
+        raise PowerListError(f"power named twice: {', '.join(sorted(dup))}")
+    powers = []
+    used_letters: dict[str, str] = {}
+    explicit = {l.casefold() for _, l in raw if l}
+    for name, letter in raw:
+        if not letter:
+            # Implicit letters are first letters; a power whose first letter is
+            # already taken gets none and is named by name or abbreviation.
+            first = name[0].upper()
+            letter = "" if (first.casefold() in used_letters or first.casefold() in explicit) else first
+            if not letter:
+                powers.append((name, ""))
+                continue
+        elif " " in letter or letter[0].isdigit():
+            raise PowerListError(f"unusable letter {letter!r} for {name}")
+        if letter.casefold() in used_letters:
+            raise PowerListError(
+                f"letter {letter!r} given to both {used_letters[letter.casefold()]} and {name}; "
+                "give each power its own letter"
+            )
+        used_letters[letter.casefold()] = name
+        powers.append((name, letter.upper() if len(letter) == 1 else letter))
+    abbrevs = [n[:3] for n, _ in powers]
+    result = []
+    for (name, letter), ab in zip(powers, abbrevs):
+        # An abbreviation shared with another power, or equal to another
+        # power's name or letter, would be ambiguous: fall back to the name.
+        clash = [a for a in abbrevs if a.casefold() == ab.casefold()]
+        others = {x.casefold() for n, l in powers if n != name for x in (n, l) if x}
+        if len(clash) > 1 or ab.casefold() in others or len(name) <= 3:
+            ab = name
+        result.append(Power(name, letter, ab))
+    return PowerList(tuple(result))
+
+
+BUILTIN_VARIANTS: dict[str, tuple[str, ...]] = {"standard": STANDARD_POWERS}
+
+
+def variant_powers(name: str, custom: Mapping[str, Iterable[Any]] | None = None) -> PowerList:
+    """The power list of a named variant: a custom one from the config, or a built-in."""
+    key = name.casefold()
+    for source in (custom or {}), BUILTIN_VARIANTS:
+        for vname, entries in source.items():
+            if vname.casefold() == key:
+                return make_power_list(entries)
+    known = sorted(set(BUILTIN_VARIANTS) | set(custom or {}))
+    raise PowerListError(f"unknown variant {name!r}; known variants: {', '.join(known)}")
+
+
+def known_variants(custom: Mapping[str, Iterable[Any]] | None = None) -> list[str]:
+    return sorted(set(BUILTIN_VARIANTS) | set(custom or {}))
