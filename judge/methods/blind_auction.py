@@ -176,7 +176,9 @@ def validate(powers: PowerList, params: Params, entries: Sequence[BidEntry]) -> 
     for a, names in sorted(by_amount.items(), reverse=True):
         if len(names) > 1:
             v.append(Violation(
-                "unique", f"{' and '.join(names)} all have {a} points; each bid must be a different number"
+                "unique",
+                f"{' and '.join(names)} {'both' if len(names) == 2 else 'all'} have {a} points; "
+                "each bid must be a different number",
             ))
     if v:
         return Checked(None, tuple(v))

@@ -1,0 +1,30 @@
+"""Wiring: a Config becomes a running Judge (store, sources, transport)."""
+
+from __future__ import annotations
+
+from judge.clock import Clock, SystemClock
+from judge.config import Config
+from judge.daemon import Judge
+from judge.sources.maildir import MaildirSource
+from judge.store.db import make_engine, session_factory, upgrade
+from judge.transports.base import Transport
+from judge.transports.maildir import MaildirTransport
+from judge.transports.smtp import SmtpTransport
+
+
+def make_transport(config: Config) -> Transport:
+    if config.transport == "smtp":
+        return SmtpTransport(config.smtp)
+    return MaildirTransport(config.outbox_path)
+
+
+def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = True) -> Judge:
+    """Open (and upgrade) the store; with_io adds the configured source and transport."""
+    config.data_dir.mkdir(parents=True, exist_ok=True)
+    engine = make_engine(config.database_url)
+    upgrade(engine)
+    judge = Judge(config=config, sessions=session_factory(engine), clock=clock or SystemClock())
+    if with_io:
+        judge.sources = [MaildirSource(config.inbox_path, name="maildir:inbox")]
+        judge.transport = make_transport(config)
+    return judge

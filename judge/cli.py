@@ -1,0 +1,191 @@
+"""The `judge` command: the daemon, the MTA pipe, the offline resolver and
+the moderators' views."""
+
+from __future__ import annotations
+
+import json
+import logging
+import sys
+from pathlib import Path
+
+import click
+
+from judge import rng
+from judge.config import ConfigError, load_config
+
+EXIT_CONFIG = 2  # the systemd unit does not restart on this status
+EXIT_TEMPFAIL = 75  # sysexits EX_TEMPFAIL: the MTA keeps the mail and retries
+
+
+def _config(ctx: click.Context):
+    try:
+        return load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
+    except ConfigError as err:
+        click.echo(f"judge: configuration error: {err}", err=True)
+        sys.exit(EXIT_CONFIG)
+
+
+@click.group()
+@click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
+              help="TOML configuration file (deploy/judge.example.toml documents every option).")
+@click.option("--data-dir", type=click.Path(path_type=Path), envvar="JUDGE_DATA_DIR",
+              help="Data directory (database, Maildir folders); default ~/.local/share/judge.")
+@click.option("-v", "--verbose", is_flag=True, help="Log debugging detail.")
+@click.pass_context
+def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, verbose: bool) -> None:
+    """A play-by-email judge: power assignment and bidding games."""
+    ctx.obj = {"config": config_path, "data_dir": data_dir}
+    logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
+                        format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+
+
+@main.command()
+@click.option("--once", is_flag=True, help="Run one iteration and exit (for cron or tests).")
+@click.pass_context
+def serve(ctx: click.Context, once: bool) -> None:
+    """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
+    config = _config(ctx)
+    from judge.app import build_judge
+
+    try:
+        judge = build_judge(config)
+    except OSError as err:
+        click.echo(f"judge: cannot use the data directory: {err}", err=True)
+        sys.exit(EXIT_CONFIG)
+    click.echo(f"judge: data directory {config.data_dir}")
+    click.echo(f"judge: database {config.database_url}")
+    click.echo(f"judge: reading mail from the Maildir {config.inbox_path}")
+    where = config.outbox_path if config.transport == "maildir" else f"{config.smtp.host}:{config.smtp.port}"
+    click.echo(f"judge: sending mail through {config.transport} ({where}) as {config.address}")
+    sys.stdout.flush()
+    if once:
+        click.echo(json.dumps(judge.run_once(), default=str))
+        return
+    judge.run_forever()
+
+
+@main.command()
+@click.option("--no-process", is_flag=True, help="Only store the mail; the daemon processes it.")
+@click.pass_context
+def deliver(ctx: click.Context, no_process: bool) -> None:
+    """Take one RFC 822 mail on standard input (for an MTA pipe or .forward)."""
+    config = _config(ctx)
+    raw = sys.stdin.buffer.read()
+    from judge.app import build_judge
+
+    try:
+        judge = build_judge(config)
+        stored = judge.receive(raw, "deliver")
+        if not no_process:
+            judge.process_pending()
+            judge.run_once()
+    except Exception as err:  # the MTA must keep the mail and try again
+        click.echo(f"judge: temporary failure, mail not taken: {err}", err=True)
+        sys.exit(EXIT_TEMPFAIL)
+    click.echo("judge: stored" if stored else "judge: duplicate Message-ID, not processed again")
+
+
+@main.command()
+@click.argument("file", type=click.File("r"))
+@click.option("--seed", help="The seed as hexadecimal; a fresh one is drawn (and printed) if omitted.")
+@click.option("--format", "fmt", type=click.Choice(["json", "text", "bbcode"]), default="json", show_default=True)
+def resolve(file, seed: str | None, fmt: str) -> None:
+    """Resolve an auction from a JSON FILE (offline: for forum games and checks)."""
+    from judge.offline import ResolveInputError, run_resolution
+    from judge.templating import render
+
+    try:
+        data = json.load(file)
+    except json.JSONDecodeError as err:
+        raise click.ClickException(f"{file.name}: not JSON: {err}") from err
+    try:
+        seed_bytes = rng.parse_seed(seed) if seed else rng.new_seed()
+        result = run_resolution(data, seed_bytes)
+    except (ResolveInputError, ValueError) as err:
+        raise click.ClickException(str(err)) from err
+    if fmt == "json":
+        click.echo(json.dumps(result, indent=2))
+    elif fmt == "text":
+        click.echo(render("offline/result.txt.j2", result=result).rstrip())
+    else:
+        click.echo(render("forum/result.bbcode.j2", result=result, game=None, names=None).rstrip())
+
+
+@main.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def games(ctx: click.Context, fmt: str) -> None:
+    """List the games and their state."""
+    from sqlalchemy import select
+
+    from judge.app import build_judge
+    from judge.games import active_players
+    from judge.store.models import Game
+
+    judge = build_judge(_config(ctx), with_io=False)
+    with judge.sessions() as s:
+        rows = [{"game": g.name, "method": g.method, "variant": g.variant, "state": g.state,
+                 "players": len(active_players(g)), "powers": len(g.powers),
+                 "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address}
+                for g in s.scalars(select(Game).order_by(Game.name))]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("no games")
+    for r in rows:
+        click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {r['players']}/{r['powers']} players  "
+                   f"deadline {r['deadline'] or '-'}  master {r['master']}")
+
+
+@main.command()
+@click.argument("game")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def log(ctx: click.Context, game: str, fmt: str) -> None:
+    """Print a game's audit trail in time order: mails in and out, commands, draws."""
+    from judge import audit
+    from judge.app import build_judge
+    from judge.games import find_game
+
+    judge = build_judge(_config(ctx), with_io=False)
+    with judge.sessions() as s:
+        g = find_game(s, game.lstrip("?"))
+        if g is None:
+            raise click.ClickException(f"no game {game!r}")
+        events = audit.game_events(s, g)
+    if fmt == "json":
+        click.echo(json.dumps(events, indent=2, default=str))
+        return
+    for e in events:
+        click.echo(_event_line(e))
+
+
+def _event_line(e: dict) -> str:
+    at, kind = e["at"][:19].replace("T", " "), e["kind"]
+    if kind == "inbound":
+        what = f"mail in  #{e['inbound_id']} from {e.get('sender')}: {e.get('subject')!r}"
+    elif kind == "outbound":
+        what = f"mail out #{e['outbox_id']} to {', '.join(e.get('to', []))}: {e.get('subject')!r}"
+    elif kind == "command":
+        what = f"line {e.get('line')} of mail #{e['inbound_id']} {e.get('status')}: {e.get('text')!r} -> {e.get('message')}"
+    elif kind == "draw":
+        what = (f"draw ({e.get('what')}, step {e.get('context', {}).get('step')}): {e.get('chosen')} "
+                f"from {e.get('options')} (word #{e.get('counter')})")
+    elif kind == "resolution":
+        what = f"resolved with seed {e.get('seed')}: {e.get('assignment')}"
+    else:
+        rest = {k: v for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id")}
+        what = f"{kind}: {rest}"
+    return f"{at}  {what}"
+
+
+@main.command()
+@click.pass_context
+def migrate(ctx: click.Context) -> None:
+    """Create or upgrade the database schema."""
+    from judge.app import build_judge
+
+    config = _config(ctx)
+    build_judge(config, with_io=False)
+    click.echo(f"judge: database {config.database_url} is up to date")

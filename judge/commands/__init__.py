@@ -1,0 +1,15 @@
+"""Mail commands, one module each; importing this package registers them."""
+
+from judge.commands import (  # noqa: F401  (registration by import)
+    eml_create,
+    eml_eject,
+    eml_help,
+    eml_list,
+    eml_set,
+    eml_signoff,
+    eml_signon,
+    eml_start,
+)
+from judge.commands.base import HANDLERS, CommandRejected, Context
+
+__all__ = ["HANDLERS", "CommandRejected", "Context"]

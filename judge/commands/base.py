@@ -1,0 +1,76 @@
+"""What every mail command gets, and how it says no.
+
+One module per command (eml_*.py) registers a handler for its syntax node.
+A handler returns the text of its "done" line, or raises CommandRejected with
+the reason the sender reads; any other exception is a bug (the runner
+quarantines the mail and apologises).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Callable, TypeVar
+
+from sqlalchemy.orm import Session
+
+from judge.config import Config
+from judge.mail.inbound import InboundMail
+from judge.store.models import Game, InboundMessage, Player
+from judge.submission import SubmissionParts
+from judge.syntax import nodes
+
+
+class CommandRejected(Exception):
+    """An expected refusal: the message tells the sender why and what to send."""
+
+
+@dataclass
+class Context:
+    session: Session
+    config: Config
+    now: datetime
+    mail: InboundMail
+    inbound: InboundMessage
+    game: Game | None = None
+    role: str | None = None  # "player" or "master" once signed on
+    player: Player | None = None
+    submission: SubmissionParts = field(default_factory=SubmissionParts)
+    submission_lines: list[int] = field(default_factory=list)
+    stop: bool = False  # SIGNOFF seen, or a failed SIGNON: later lines are not run
+
+    @property
+    def sender(self) -> str:
+        assert self.mail.sender is not None
+        return self.mail.sender
+
+    def require_game(self) -> Game:
+        if self.game is None:
+            raise CommandRejected("no game yet: begin with SIGNON ?game password (or CREATE ?game password)")
+        return self.game
+
+    def require_master(self) -> Game:
+        game = self.require_game()
+        if self.role != "master":
+            raise CommandRejected(f"only the master of ?{game.name} may do this: "
+                                  f"sign on with SIGNON M{game.name} gmpassword")
+        return game
+
+    def require_player(self) -> Player:
+        self.require_game()
+        if self.role != "player" or self.player is None:
+            raise CommandRejected("only a player may do this: sign on with SIGNON ?game password")
+        return self.player
+
+
+N = TypeVar("N", bound=nodes.Node)
+Handler = Callable[[Context, N], str]
+HANDLERS: dict[type, Handler] = {}
+
+
+def handles(node_type: type[N]) -> Callable[[Handler], Handler]:
+    def register(fn: Handler) -> Handler:
+        HANDLERS[node_type] = fn
+        return fn
+
+    return register

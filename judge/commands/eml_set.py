@@ -1,0 +1,95 @@
+"""SET PASSWORD, SET DEADLINE, SET T|M|D, SET VARIANT, SET METHOD."""
+
+from __future__ import annotations
+
+from judge import audit, passwords
+from judge.commands.base import CommandRejected, Context, handles
+from judge.deadlines import DeadlineError, format_time, parse_deadline
+from judge.games import active_players, effective_params, param_warnings, set_state
+from judge.methods import UnknownMethod, blind_auction as ba, get_method
+from judge.syntax import nodes
+from judge.variants import PowerListError, variant_powers
+
+
+@handles(nodes.SetPassword)
+def set_password(ctx: Context, node: nodes.SetPassword) -> str:
+    game = ctx.require_game()
+    hashed = passwords.hash_password(node.password, ctx.config.password_cost)
+    if ctx.role == "master":
+        game.gm_password = hashed
+        return f"master password of ?{game.name} changed"
+    player = ctx.require_player()
+    player.password = hashed
+    return f"your password for ?{game.name} changed"
+
+
+@handles(nodes.SetDeadline)
+def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
+    game = ctx.require_master()
+    if game.state == "resolved":
+        raise CommandRejected(f"?{game.name} is resolved already")
+    try:
+        when = parse_deadline(node.text, ctx.now)
+    except DeadlineError as err:
+        raise CommandRejected(str(err)) from err
+    game.deadline = when
+    audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
+                 deadline=when.isoformat())
+    extra = ""
+    if game.state == "waiting":
+        # A new deadline reopens bidding for the players still missing.
+        set_state(ctx.session, game, "bidding", ctx.now)
+        game.missing_notified_at = None
+        extra = "; bidding is open again until then"
+    return f"deadline of ?{game.name} set to {format_time(when)}{extra}"
+
+
+@handles(nodes.SetParam)
+def set_param(ctx: Context, node: nodes.SetParam) -> str:
+    game = ctx.require_master()
+    if game.state != "forming":
+        raise CommandRejected(f"T, M and D can only change before the auction starts (?{game.name} is {game.state})")
+    if node.value == "T/U" and node.name != "D":
+        raise CommandRejected("only D can be T/U")
+    value: int | str = node.value if node.value == "T/U" else int(node.value)
+    params = dict(game.params)
+    params[node.name] = value
+    game.params = params
+    shown = " ".join(f"{k} = {v}" for k, v in params.items())
+    try:
+        warnings = param_warnings(game)
+    except ba.ParamError as err:
+        return f"{node.name} set ({shown}), but the auction cannot start like this: {err}"
+    return f"{node.name} set ({shown})" + "".join(f"\n  Warning: {w}" for w in warnings)
+
+
+@handles(nodes.SetVariant)
+def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
+    game = ctx.require_master()
+    if game.state != "forming":
+        raise CommandRejected(f"the variant can only change before the auction starts (?{game.name} is {game.state})")
+    try:
+        powers = variant_powers(node.name, ctx.config.variants)
+    except PowerListError as err:
+        raise CommandRejected(str(err)) from err
+    if len(active_players(game)) > len(powers):
+        raise CommandRejected(f"{len(active_players(game))} players have joined; {node.name} has only {len(powers)} powers")
+    game.variant = node.name
+    game.powers = powers.as_json()
+    game.params = get_method(game.method).default_params(len(powers)).as_dict()
+    p = effective_params(game)
+    return (f"variant of ?{game.name} is now {node.name}: {powers.describe()}; "
+            f"T, M, D reset to {p.T}, {p.M}, {p.D}")
+
+
+@handles(nodes.SetMethod)
+def set_method(ctx: Context, node: nodes.SetMethod) -> str:
+    game = ctx.require_master()
+    if game.state != "forming":
+        raise CommandRejected(f"the method can only change before the game starts (?{game.name} is {game.state})")
+    try:
+        method = get_method(node.name)
+    except UnknownMethod as err:
+        raise CommandRejected(str(err)) from err
+    game.method = method.NAME
+    return f"method of ?{game.name} is {method.NAME}"

@@ -1,0 +1,61 @@
+"""START (open the auction) and PROCESS (resolve now, before the deadline)."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from judge.commands.base import CommandRejected, Context, handles
+from judge.deadlines import format_time
+from judge.games import (
+    active_players,
+    effective_params,
+    missing_players,
+    notify,
+    param_warnings,
+    power_list,
+    resolve_game,
+    set_state,
+)
+from judge.methods import blind_auction as ba
+from judge.syntax import nodes
+
+
+@handles(nodes.Start)
+def start(ctx: Context, node: nodes.Start) -> str:
+    game = ctx.require_master()
+    if game.state != "forming":
+        raise CommandRejected(f"?{game.name} has started already ({game.state})")
+    players = active_players(game)
+    U = len(game.powers)
+    if len(players) != U:
+        raise CommandRejected(f"?{game.name} has {len(players)} of its {U} players; it starts when all {U} have joined")
+    try:
+        warnings = param_warnings(game)
+    except ba.ParamError as err:
+        raise CommandRejected(f"the auction cannot start: {err}. Fix it with SET T, SET M or SET D") from err
+    if game.deadline is None or game.deadline <= ctx.now:
+        game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
+    set_state(ctx.session, game, "bidding", ctx.now)
+    game.started_at = ctx.now
+    params = effective_params(game)
+    for p in players:
+        notify(ctx.session, ctx.config, ctx.now, "player/auction_open.txt.j2", [p.address], game=game,
+               player=p, params=params, powers=power_list(game))
+    return (f"the auction of ?{game.name} is open until {format_time(game.deadline)}; "
+            f"{len(players)} players were sent the rules" + "".join(f"\n  Warning: {w}" for w in warnings))
+
+
+@handles(nodes.Process)
+def process(ctx: Context, node: nodes.Process) -> str:
+    game = ctx.require_master()
+    if game.state not in ("bidding", "waiting"):
+        raise CommandRejected(f"?{game.name} cannot be processed now (it is {game.state})")
+    missing = missing_players(ctx.session, game)
+    if missing:
+        who = ", ".join(f"{p.name} <{p.address}>" for p in missing)
+        raise CommandRejected(
+            f"no bids yet from {who}. Decide for each first: EJECT player, REPLACE player newaddress, "
+            f"or NO PREFERENCE FOR player")
+    resolution = resolve_game(ctx.session, ctx.config, game, ctx.now)
+    assignment = resolution.result["assignment"]
+    return f"?{game.name} resolved; results sent to all {len(assignment)} players and to you"

@@ -1,0 +1,166 @@
+"""The daemon's configuration: a TOML file, checked in full at start.
+
+A configuration error is reported with the option at fault and makes the
+daemon exit with status 2, which the systemd unit does not restart on.
+deploy/judge.example.toml documents every option.
+"""
+
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from judge.transports.smtp import SmtpSettings
+from judge.variants import PowerListError, make_power_list
+
+
+class ConfigError(Exception):
+    """The configuration cannot be used; the message names the option."""
+
+
+def default_data_dir() -> Path:
+    """$JUDGE_DATA_DIR, else $XDG_DATA_HOME/judge, else ~/.local/share/judge."""
+    if os.environ.get("JUDGE_DATA_DIR"):
+        return Path(os.environ["JUDGE_DATA_DIR"]).expanduser()
+    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
+    return Path(base).expanduser() / "judge"
+
+
+@dataclass(frozen=True)
+class Config:
+    data_dir: Path
+    database_url: str
+    address: str = "judge@localhost"
+    name: str = "Judge"
+    poll_interval: float = 5.0
+    default_deadline_hours: float = 72.0
+    password_cost: int = 14
+    inbox_path: Path | None = None  # Maildir the daemon reads
+    transport: str = "maildir"  # maildir | smtp
+    outbox_path: Path | None = None  # Maildir the maildir transport writes
+    smtp: SmtpSettings = field(default_factory=SmtpSettings)
+    max_attempts: int = 8
+    retry_seconds: float = 60.0
+    max_message_bytes: int = 2_000_000
+    variants: Mapping[str, list[Any]] = field(default_factory=dict)
+
+    @property
+    def domain(self) -> str:
+        return self.address.rpartition("@")[2] or "localhost"
+
+
+_KNOWN = {
+    "judge": {"address", "name", "data_dir", "database", "poll_interval", "default_deadline_hours",
+              "password_cost"},
+    "inbox": {"type", "path"},
+    "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
+    "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
+    "limits": {"max_message_bytes"},
+    "variants": None,
+}
+
+
+def _get(table: Mapping[str, Any], section: str, key: str, kind: type | tuple, default: Any) -> Any:
+    if key not in table:
+        return default
+    value = table[key]
+    if isinstance(value, bool) and kind is not bool:
+        raise ConfigError(f"[{section}] {key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    if not isinstance(value, kind):
+        raise ConfigError(f"[{section}] {key}: expected {getattr(kind, '__name__', kind)}, got {value!r}")
+    return value
+
+
+def load_config(path: Path | None = None, *, data_dir: Path | None = None,
+                overrides: Mapping[str, Mapping[str, Any]] | None = None) -> Config:
+    """Read and check the configuration; every path is made absolute."""
+    raw: dict[str, Any] = {}
+    if path is not None:
+        try:
+            raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
+        except FileNotFoundError as err:
+            raise ConfigError(f"configuration file {path} not found") from err
+        except tomllib.TOMLDecodeError as err:
+            raise ConfigError(f"{path}: {err}") from err
+    for section, values in (overrides or {}).items():
+        raw.setdefault(section, {}).update(values)
+    for section, table in raw.items():
+        if section not in _KNOWN:
+            raise ConfigError(f"unknown section [{section}]; known: {', '.join(sorted(_KNOWN))}")
+        if not isinstance(table, dict):
+            raise ConfigError(f"[{section}] must be a table")
+        allowed = _KNOWN[section]
+        if allowed is not None:
+            unknown = set(table) - allowed
+            if unknown:
+                raise ConfigError(f"[{section}] unknown option(s): {', '.join(sorted(unknown))}")
+    j = raw.get("judge", {})
+    base = data_dir or Path(_get(j, "judge", "data_dir", str, "") or default_data_dir())
+    base = base.expanduser().resolve()
+
+    def under(p: str) -> Path:
+        q = Path(p).expanduser()
+        return q if q.is_absolute() else base / q
+
+    address = _get(j, "judge", "address", str, "judge@localhost")
+    if "@" not in address:
+        raise ConfigError(f"[judge] address: {address!r} is not a mail address")
+    database = _get(j, "judge", "database", str, "")
+    if not database:
+        database = f"sqlite:///{base / 'judge.sqlite3'}"
+    elif not database.startswith(("sqlite:", "postgresql:", "postgresql+")):
+        raise ConfigError(f"[judge] database: use sqlite:///PATH or postgresql://..., not {database!r}")
+    cost = _get(j, "judge", "password_cost", int, 14)
+    if not 4 <= cost <= 20:
+        raise ConfigError(f"[judge] password_cost: between 4 and 20, not {cost}")
+    inbox = raw.get("inbox", {})
+    if _get(inbox, "inbox", "type", str, "maildir") != "maildir":
+        raise ConfigError("[inbox] type: only 'maildir' is available")
+    outbox = raw.get("outbox", {})
+    transport = _get(outbox, "outbox", "transport", str, "maildir")
+    if transport not in ("maildir", "smtp"):
+        raise ConfigError(f"[outbox] transport: 'maildir' or 'smtp', not {transport!r}")
+    s = raw.get("smtp", {})
+    security = _get(s, "smtp", "security", str, "none")
+    if security not in ("none", "starttls", "tls"):
+        raise ConfigError(f"[smtp] security: 'none', 'starttls' or 'tls', not {security!r}")
+    smtp = SmtpSettings(
+        host=_get(s, "smtp", "host", str, "localhost"),
+        port=_get(s, "smtp", "port", int, 465 if security == "tls" else (587 if security == "starttls" else 25)),
+        security=security,
+        username=_get(s, "smtp", "username", str, None),
+        password=_get(s, "smtp", "password", str, None),
+        timeout=float(_get(s, "smtp", "timeout", (int, float), 30.0)),
+        cafile=_get(s, "smtp", "cafile", str, None),
+        verify=_get(s, "smtp", "verify", bool, True),
+    )
+    variants = raw.get("variants", {})
+    for vname, vtable in variants.items():
+        entries = vtable.get("powers") if isinstance(vtable, dict) else None
+        if not isinstance(entries, list):
+            raise ConfigError(f"[variants.{vname}] needs powers = [...]")
+        try:
+            make_power_list(entries)
+        except PowerListError as err:
+            raise ConfigError(f"[variants.{vname}] powers: {err}") from err
+    limits = raw.get("limits", {})
+    return Config(
+        data_dir=base,
+        database_url=database,
+        address=address,
+        name=_get(j, "judge", "name", str, "Judge"),
+        poll_interval=float(_get(j, "judge", "poll_interval", (int, float), 5.0)),
+        default_deadline_hours=float(_get(j, "judge", "default_deadline_hours", (int, float), 72.0)),
+        password_cost=cost,
+        inbox_path=under(_get(inbox, "inbox", "path", str, "inbox")),
+        transport=transport,
+        outbox_path=under(_get(outbox, "outbox", "path", str, "outbox")),
+        smtp=smtp,
+        max_attempts=_get(outbox, "outbox", "max_attempts", int, 8),
+        retry_seconds=float(_get(outbox, "outbox", "retry_seconds", (int, float), 60.0)),
+        max_message_bytes=_get(limits, "limits", "max_message_bytes", int, 2_000_000),
+        variants={k: v["powers"] for k, v in variants.items()},
+    )

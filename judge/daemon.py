@@ -1,0 +1,125 @@
+"""The daemon: sources -> store -> commands -> outbox -> transport, in a loop.
+
+One iteration (run_once) takes new mail from every source and stores it raw
+(commit) before acknowledging it to the source, processes each stored mail in
+its own transaction, handles deadlines, and sends the outbox. A crash at any
+point leaves either the raw mail in the source (fetched again, and dropped by
+its Message-ID) or in the store with status 'new' (processed again).
+"""
+
+from __future__ import annotations
+
+import logging
+import signal
+import traceback
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy import select
+from sqlalchemy.exc import IntegrityError
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge import outbox, scheduler
+from judge.clock import Clock
+from judge.config import Config
+from judge.mail.inbound import parse_message
+from judge.mailrunner import process_inbound
+from judge.outbox import queue_mail
+from judge.sources.base import Source
+from judge.store.models import InboundMessage
+from judge.templating import render_mail
+from judge.transports.base import Transport
+
+log = logging.getLogger(__name__)
+
+
+@dataclass
+class Judge:
+    config: Config
+    sessions: sessionmaker[Session]
+    clock: Clock
+    sources: list[Source] = field(default_factory=list)
+    transport: Transport | None = None
+    stopping: bool = False
+
+    # -- intake ---------------------------------------------------------
+    def receive(self, raw: bytes, source: str) -> int | None:
+        """Store one raw mail; None if its Message-ID was seen before."""
+        message_id = parse_message(raw).message_id
+        with self.sessions() as s:
+            if s.scalars(select(InboundMessage.id).where(InboundMessage.message_id == message_id)).first():
+                log.info("duplicate %s from %s dropped", message_id, source)
+                return None
+            row = InboundMessage(source=source, message_id=message_id, raw=raw, received_at=self.clock.now(),
+                                 status="new")
+            s.add(row)
+            try:
+                s.commit()
+            except IntegrityError:  # another process stored it first
+                s.rollback()
+                return None
+            return row.id
+
+    def poll_sources(self) -> int:
+        stored = 0
+        for source in self.sources:
+            for mail in source.fetch():
+                if self.receive(mail.raw, source.name) is not None:
+                    stored += 1
+                source.ack(mail)
+        return stored
+
+    # -- processing -----------------------------------------------------
+    def process_pending(self, limit: int = 1000) -> int:
+        count = 0
+        for _ in range(limit):
+            with self.sessions() as s:
+                row = s.scalars(select(InboundMessage).where(InboundMessage.status == "new")
+                                .order_by(InboundMessage.id).limit(1).with_for_update(skip_locked=True)).first()
+                if row is None:
+                    break
+                row_id = row.id
+                try:
+                    process_inbound(s, self.config, self.clock.now(), row)
+                    s.commit()
+                except Exception:
+                    s.rollback()
+                    self._quarantine(row_id, traceback.format_exc())
+            count += 1
+        return count
+
+    def _quarantine(self, row_id: int, error: str) -> None:
+        """A bug met this mail: keep it, tell the sender, never crash."""
+        log.error("mail %s quarantined:\n%s", row_id, error)
+        now = self.clock.now()
+        with self.sessions.begin() as s:
+            row = s.get(InboundMessage, row_id)
+            row.status, row.reason, row.processed_at = "quarantined", error[-4000:], now
+            mail = parse_message(row.raw, own_addresses=[self.config.address])
+            if mail.reply_to and not mail.auto:
+                subject, body = render_mail("quarantined.txt.j2", mail=mail, judge_name=self.config.name)
+                queue_mail(s, self.config, now, to=[mail.reply_to], subject=subject, body=body, kind="reply",
+                           inbound_id=row.id, in_reply_to=mail.message_id)
+
+    # -- the loop -------------------------------------------------------
+    def run_once(self) -> dict[str, object]:
+        stored = self.poll_sources()
+        processed = self.process_pending()
+        deadlines = scheduler.tick(self.sessions, self.config, self.clock.now())
+        sent = outbox.send_due(self.sessions, self.transport, self.clock, self.config) if self.transport else {}
+        return {"stored": stored, "processed": processed, "deadlines": deadlines, "sent": sent}
+
+    def run_forever(self) -> None:
+        outbox.requeue_interrupted(self.sessions)
+        signal.signal(signal.SIGTERM, lambda *_: self.stop())
+        signal.signal(signal.SIGINT, lambda *_: self.stop())
+        while not self.stopping:
+            try:
+                self.run_once()
+            except Exception:  # a database or network fault: log, wait, go on
+                log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
+            if not self.stopping:
+                self.clock.sleep(self.config.poll_interval)
+
+    def stop(self) -> None:
+        self.stopping = True

@@ -1,0 +1,159 @@
+"""Game-level work of the shell: reading a game's state from the store,
+resolving it with its (pure) method, and queuing the mails that follow.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session
+
+from judge import audit, rng
+from judge.config import Config
+from judge.methods import blind_auction as ba
+from judge.methods import get_method
+from judge.offline import run_resolution
+from judge.outbox import queue_mail
+from judge.store.models import Game, Player, Resolution, Submission
+from judge.templating import render, render_mail
+from judge.variants import PowerList, make_power_list
+
+
+def find_game(session: Session, name: str) -> Game | None:
+    return session.scalars(select(Game).where(func.lower(Game.name) == name.casefold())).first()
+
+
+def power_list(game: Game) -> PowerList:
+    return make_power_list(game.powers)
+
+
+def active_players(game: Game) -> list[Player]:
+    return [p for p in game.players if p.status == "active"]
+
+
+def find_player(game: Game, who: str) -> Player | None:
+    """A player named by address or by name (case ignored), active first."""
+    key = who.strip().strip("<>").casefold()
+    ordered = sorted(game.players, key=lambda p: p.status != "active")
+    for p in ordered:
+        if p.address.casefold() == key:
+            return p
+    for p in ordered:
+        if p.name.casefold() == key:
+            return p
+    return None
+
+
+def raw_params(game: Game) -> dict[str, Any]:
+    return dict(game.params)
+
+
+def effective_params(game: Game) -> ba.Params:
+    """T, M, D as numbers ("T/U" for D is worked out here, so that it follows T)."""
+    p = raw_params(game)
+    U = len(game.powers)
+    D = p["D"]
+    if D == "T/U":
+        if p["T"] % U:
+            raise ba.ParamError(f"D = T/U needs T divisible by U = {U}; T is {p['T']}")
+        D = p["T"] // U
+    return ba.Params(T=int(p["T"]), M=int(p["M"]), D=int(D))
+
+
+def param_warnings(game: Game) -> list[str]:
+    return ba.check_params(len(game.powers), effective_params(game))
+
+
+@dataclass
+class Standing:
+    """What a player's submissions amount to right now."""
+
+    player: Player
+    latest: Submission | None  # the last submission, valid or not
+    counting: Submission | None  # the last valid one
+
+    @property
+    def missing(self) -> bool:
+        return self.latest is None and not self.player.gm_no_preference
+
+    def as_text(self) -> str:
+        """The submission as a player would mail it (the offline resolver's input)."""
+        if self.counting is not None and self.counting.bids is not None:
+            return "\n".join(f"{k}: {v}" for k, v in self.counting.bids.items())
+        return "No Preference"
+
+
+def standings(session: Session, game: Game) -> list[Standing]:
+    out = []
+    for p in active_players(game):
+        subs = session.scalars(
+            select(Submission).where(Submission.player_id == p.id).order_by(Submission.id)
+        ).all()
+        valid = [s for s in subs if s.valid]
+        out.append(Standing(p, subs[-1] if subs else None, valid[-1] if valid else None))
+    return out
+
+
+def missing_players(session: Session, game: Game) -> list[Player]:
+    return [s.player for s in standings(session, game) if s.missing]
+
+
+def resolver_input(session: Session, game: Game) -> dict[str, Any]:
+    """The game as a `judge resolve` file: replaying it with the recorded
+    seed gives the same result (a moderator's check)."""
+    return {
+        "method": game.method,
+        "powers": list(game.powers),
+        "params": effective_params(game).as_dict(),
+        "submissions": {s.player.address: s.as_text() for s in standings(session, game)},
+    }
+
+
+def resolve_game(session: Session, config: Config, game: Game, now: datetime,
+                 seed: bytes | None = None) -> Resolution:
+    """Resolve the game now and queue the results to everybody at once."""
+    get_method(game.method)  # a game with an unknown method must not get here
+    data = resolver_input(session, game)
+    seed = seed or rng.new_seed()
+    result = run_resolution(data, seed)
+    resolution = Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
+                            result=result, created_at=now)
+    session.add(resolution)
+    session.flush()
+    for d in result["draws"]:
+        audit.record(session, now, "draw", game_id=game.id, **d)
+    audit.record(session, now, "resolution", game_id=game.id, seed=seed.hex(),
+                 assignment=result["assignment"], unassigned=result["unassigned"])
+    by_address = {p.address: p for p in active_players(game)}
+    for address, power in result["assignment"].items():
+        by_address[address].power = power
+    set_state(session, game, "resolved", now)
+    game.resolved_at = now
+    names = {p.address: p.name for p in game.players}
+    ctx = dict(game=game, result=result, names=names, powers=power_list(game),
+               bbcode=render("forum/result.bbcode.j2", game=game, result=result, names=names,
+                             powers=power_list(game)))
+    for p in active_players(game):
+        subject, body = render_mail("player/result.txt.j2", player=p, **ctx)
+        queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",
+                   game_id=game.id)
+    subject, body = render_mail("gm/result.txt.j2", **ctx)
+    queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
+               game_id=game.id)
+    return resolution
+
+
+def set_state(session: Session, game: Game, state: str, now: datetime) -> None:
+    if game.state != state:
+        audit.record(session, now, "state", game_id=game.id, old=game.state, new=state)
+        game.state = state
+
+
+def notify(session: Session, config: Config, now: datetime, template: str, to: list[str], *,
+           game: Game | None = None, kind: str = "notice", **context: Any) -> None:
+    subject, body = render_mail(template, game=game, **context)
+    queue_mail(session, config, now, to=to, subject=subject, body=body, kind=kind,
+               game_id=game.id if game else None)

@@ -1,0 +1,1 @@
+"""Mail as data: reading inbound mails (inbound), building outgoing ones (outbound)."""

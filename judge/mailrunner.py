@@ -1,0 +1,186 @@
+"""Run the commands of one stored inbound mail and queue its one reply.
+
+Each line gets an outcome (done, rejected and why, ignored); bid lines and a
+player's own No Preference together make one submission, checked as a whole
+when the mail's commands end. Everything happens in the caller's transaction:
+the mail's effects, its reply and its status commit together or not at all.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from sqlalchemy.orm import Session
+
+from judge import audit
+from judge.commands import HANDLERS, CommandRejected, Context
+from judge.config import Config
+from judge.deadlines import format_time
+from judge.games import effective_params, power_list, standings
+from judge.mail.inbound import InboundMail, parse_message
+from judge.outbox import queue_mail
+from judge.store.models import InboundMessage, Submission
+from judge.submission import check
+from judge.syntax import CommandSyntaxError, nodes, parse_line
+from judge.templating import render_mail
+
+
+@dataclass
+class Block:
+    """One entry of the reply: the line(s) it is about and their outcome."""
+
+    lines: list[tuple[int, str]]
+    status: str  # done | rejected | ignored
+    message: str
+    rendered_error: str | None = None
+    notes: list[str] = field(default_factory=list)
+
+
+def _masked(line: str, node: nodes.Node) -> str:
+    secret = getattr(node, "password", None)
+    if not secret:
+        return line
+    head, sep, tail = line.rpartition(secret)
+    return head + "****" + tail if sep else line
+
+
+def process_inbound(session: Session, config: Config, now: datetime, row: InboundMessage) -> None:
+    mail = parse_message(row.raw, own_addresses=[config.address])
+    row.sender = mail.sender
+    row.subject = mail.subject[:500]
+    audit.record(session, now, "inbound", inbound_id=row.id, message_id=row.message_id, sender=mail.sender,
+                 subject=mail.subject, source=row.source)
+    row.processed_at = now
+    if mail.auto:
+        row.status, row.reason = "ignored", f"no reply: {mail.auto}"
+        return
+    if not mail.sender or not mail.reply_to:
+        row.status, row.reason = "quarantined", "no usable From address: nobody to answer"
+        return
+    if len(row.raw) > config.max_message_bytes:
+        blocks = [Block([], "rejected", f"your mail is {len(row.raw)} bytes; the judge reads mails of at most "
+                                         f"{config.max_message_bytes} bytes. Send the commands as plain text")]
+        _reply(session, config, now, row, mail, blocks, game_id=None)
+        row.status, row.reason = "done", "too large"
+        return
+    ctx = Context(session=session, config=config, now=now, mail=mail, inbound=row)
+    blocks = run_lines(ctx, mail.text)
+    _reply(session, config, now, row, mail, blocks, game_id=ctx.game.id if ctx.game else None)
+    row.status = "done"
+
+
+def run_lines(ctx: Context, text: str) -> list[Block]:
+    blocks: list[Block] = []
+    bid_block: Block | None = None
+    quoted = 0
+    lines = text.split("\n")
+    for number, line in enumerate(lines, 1):
+        stripped = line.strip()
+        if ctx.stop:
+            rest = [(n, l) for n, l in enumerate(lines[number - 1:], number) if l.strip()]
+            if rest:
+                blocks.append(Block(rest, "ignored", f"{len(rest)} line(s) after this point were not read"))
+            break
+        if not stripped:
+            continue
+        if stripped.startswith(">"):
+            quoted += 1
+            continue
+        if line.rstrip() in ("--", "-- "):
+            ctx.stop = True  # a signature follows
+            continue
+        try:
+            node = parse_line(line, number)
+        except CommandSyntaxError as err:
+            blocks.append(Block([(number, line)], "rejected", "not understood", rendered_error=err.render()))
+            _record(ctx, number, line, "rejected", str(err))
+            continue
+        if isinstance(node, nodes.Bids) or (isinstance(node, nodes.NoPreference) and node.player is None):
+            if isinstance(node, nodes.Bids):
+                ctx.submission.entries.extend(node.entries)
+            else:
+                ctx.submission.no_preference_lines.append(number)
+            if bid_block is None:
+                bid_block = Block([], "done", "")
+                blocks.append(bid_block)
+            bid_block.lines.append((number, line))
+            continue
+        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)) and bid_block is not None:
+            _finish_submission(ctx, bid_block)
+            bid_block = None
+        shown = _masked(line, node)
+        try:
+            message = HANDLERS[type(node)](ctx, node)
+        except CommandRejected as err:
+            blocks.append(Block([(number, shown)], "rejected", str(err)))
+            _record(ctx, number, shown, "rejected", str(err))
+            continue
+        blocks.append(Block([(number, shown)], "done", message))
+        _record(ctx, number, shown, "done", message)
+    if bid_block is not None:
+        _finish_submission(ctx, bid_block)
+    if quoted:
+        blocks.append(Block([], "ignored", f"{quoted} quoted line(s) (starting with >) were not read"))
+    if not any(b.status != "ignored" for b in blocks):
+        blocks.append(Block([], "ignored", "your mail held no commands; send HELP for the list"))
+    return blocks
+
+
+def _record(ctx: Context, number: int, text: str, status: str, message: str) -> None:
+    audit.record(ctx.session, ctx.now, "command", game_id=ctx.game.id if ctx.game else None,
+                 inbound_id=ctx.inbound.id, line=number, text=text, status=status, message=message)
+
+
+def _finish_submission(ctx: Context, block: Block) -> None:
+    """Check the bid lines (or No Preference) collected so far as one list."""
+    parts, ctx.submission = ctx.submission, type(ctx.submission)()
+    first = block.lines[0][0]
+    text = "\n".join(l for _, l in block.lines)
+    try:
+        player = ctx.require_player()
+        game = ctx.require_game()
+        if game.state != "bidding":
+            raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
+        if game.deadline is not None and ctx.now >= game.deadline:
+            raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed")
+    except CommandRejected as err:
+        block.status, block.message = "rejected", str(err)
+        _record(ctx, first, text, "rejected", str(err))
+        return
+    powers, params = power_list(game), effective_params(game)
+    checked = check(parts, powers, params)
+    before = next(s for s in standings(ctx.session, game) if s.player.id == player.id)
+    sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
+                     text=text, valid=checked.ok,
+                     bids=checked.bids.as_json() if checked.ok and checked.bids else None,
+                     violations=[v.as_dict() for v in checked.violations])
+    ctx.session.add(sub)
+    until = f"You may change it until the deadline, {format_time(game.deadline)}."
+    if checked.ok and checked.bids.no_preference:
+        block.message = f"No Preference accepted: you bid D = {params.D} on every power. {until}"
+    elif checked.ok:
+        total = sum(checked.bids.bids.values())
+        listed = ", ".join(f"{k} {v}" for k, v in checked.bids.bids.items())
+        replaced = (f" It replaces your list of {format_time(before.counting.received_at)}."
+                    if before.counting else "")
+        block.message = f"bid list accepted: {listed} (total {total} of T = {params.T}).{replaced} {until}"
+    else:
+        block.status = "rejected"
+        block.notes = [v.message for v in checked.violations]
+        if before.counting is not None:
+            stands = (f"Nothing changed: your list of {format_time(before.counting.received_at)} still stands. "
+                      f"Send a corrected list before {format_time(game.deadline)} to change it.")
+        else:
+            stands = (f"Unless you send a valid list before {format_time(game.deadline)}, you bid No Preference "
+                      f"(D = {params.D} on every power).")
+        block.message = f"bid list rejected, for {len(checked.violations)} reason(s). {stands}"
+    _record(ctx, first, text, block.status, "; ".join([block.message, *block.notes]))
+
+
+def _reply(session: Session, config: Config, now: datetime, row: InboundMessage, mail: InboundMail,
+           blocks: list[Block], game_id: int | None) -> None:
+    subject, body = render_mail("reply.txt.j2", mail=mail, blocks=blocks, judge_name=config.name,
+                                received=row.received_at)
+    queue_mail(session, config, now, to=[mail.reply_to], subject=subject, body=body, kind="reply",
+               game_id=game_id, inbound_id=row.id, in_reply_to=mail.message_id)

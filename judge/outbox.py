@@ -1,0 +1,93 @@
+"""The outbox: every outgoing mail is a row before any transport sees it.
+
+Rows move queued -> sending -> sent; a failed attempt goes back to queued with
+a later next_attempt_at (exponential backoff), or to failed after the
+configured number of attempts, keeping the last error. The row's Message-ID
+is fixed when it is queued, so a retried send is the same mail.
+"""
+
+from __future__ import annotations
+
+import logging
+import uuid
+from datetime import datetime, timedelta
+from typing import Sequence
+
+from sqlalchemy import select, update
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge import audit
+from judge.clock import Clock
+from judge.config import Config
+from judge.mail.outbound import compose, make_message_id
+from judge.store.models import OutboxMessage
+from judge.transports.base import OutgoingMail, Transport, TransportError
+
+log = logging.getLogger(__name__)
+
+
+def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
+               body: str, kind: str, game_id: int | None = None, inbound_id: int | None = None,
+               in_reply_to: str | None = None) -> OutboxMessage:
+    message_id = make_message_id(config.domain, uuid.uuid4().hex)
+    raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
+                  message_id=message_id, date=now, in_reply_to=in_reply_to,
+                  references=[in_reply_to] if in_reply_to else ())
+    row = OutboxMessage(message_id=message_id, envelope_from=config.address, recipients=list(to),
+                        subject=subject, raw=raw, kind=kind, status="queued", attempts=0,
+                        created_at=now, next_attempt_at=now, game_id=game_id, inbound_id=inbound_id)
+    session.add(row)
+    session.flush()
+    audit.record(session, now, "outbound", game_id=game_id, inbound_id=inbound_id, outbox_id=row.id,
+                 to=list(to), subject=subject, mail_kind=kind, message_id=message_id)
+    return row
+
+
+def requeue_interrupted(sessions: sessionmaker[Session]) -> int:
+    """Rows left in 'sending' by a crash go back to the queue (the transport
+    is idempotent per Message-ID where it can be)."""
+    with sessions.begin() as s:
+        result = s.execute(update(OutboxMessage).where(OutboxMessage.status == "sending")
+                           .values(status="queued"))
+        return result.rowcount or 0
+
+
+def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock, config: Config,
+             limit: int = 100) -> dict[str, int]:
+    """Send every queued row that is due; one row per transaction."""
+    counts = {"sent": 0, "retry": 0, "failed": 0}
+    for _ in range(limit):
+        with sessions.begin() as s:
+            row = s.scalars(
+                select(OutboxMessage)
+                .where(OutboxMessage.status == "queued", OutboxMessage.next_attempt_at <= clock.now())
+                .order_by(OutboxMessage.id).limit(1).with_for_update(skip_locked=True)
+            ).first()
+            if row is None:
+                break
+            row.status = "sending"
+            row.attempts += 1
+            mail = OutgoingMail(row.message_id, row.envelope_from, tuple(row.recipients), row.raw)
+            row_id, attempts = row.id, row.attempts
+        try:
+            transport.send(mail)
+        except TransportError as err:
+            _failed(sessions, row_id, attempts, err, clock.now(), config, counts)
+            continue
+        with sessions.begin() as s:
+            s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
+                      .values(status="sent", sent_at=clock.now(), last_error=None))
+        counts["sent"] += 1
+    return counts
+
+
+def _failed(sessions, row_id: int, attempts: int, err: TransportError, now: datetime, config: Config,
+            counts: dict[str, int]) -> None:
+    final = (not err.temporary) or attempts >= config.max_attempts
+    delay = timedelta(seconds=config.retry_seconds * (2 ** (attempts - 1)))
+    with sessions.begin() as s:
+        s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id).values(
+            status="failed" if final else "queued", last_error=str(err),
+            next_attempt_at=now if final else now + delay))
+    log.warning("outbox %s: attempt %d failed (%s)%s", row_id, attempts, err, "; giving up" if final else "")
+    counts["failed" if final else "retry"] += 1

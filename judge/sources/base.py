@@ -1,0 +1,35 @@
+"""The contract every inbound mail source fulfils."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True)
+class RawMail:
+    raw: bytes
+    source: str  # the source's name, e.g. "maildir:inbox"
+    ref: str  # the source's own handle for ack (e.g. the Maildir file name)
+
+
+class Source(ABC):
+    """A queue of raw inbound mails with at-least-once delivery.
+
+    fetch() keeps returning a mail until ack() is called for it, and ack() is
+    only called once the raw bytes are stored durably; a crash in between means
+    the mail is fetched again, which the store deduplicates by Message-ID.
+    """
+
+    name: str
+
+    @abstractmethod
+    def fetch(self, limit: int | None = None) -> list[RawMail]:
+        """Mails not yet acknowledged, oldest first (at most `limit`)."""
+
+    @abstractmethod
+    def ack(self, mail: RawMail) -> None:
+        """Mark a fetched mail as done. Idempotent."""
+
+    def close(self) -> None:
+        """Release connections or handles; the default has none."""

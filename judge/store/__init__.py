@@ -1,0 +1,1 @@
+"""The judge's database: SQLAlchemy 2 models, Alembic migrations, sessions."""

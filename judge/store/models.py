@@ -1,0 +1,172 @@
+"""Tables of the judge.
+
+Inbound mail is stored raw before anything reads it; outbound mail is an
+outbox row before any transport touches it; every step of a game leaves an
+event, so `judge log GAME` can retell it in time order.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime, timezone
+from typing import Any
+
+from sqlalchemy import (
+    JSON,
+    Boolean,
+    DateTime,
+    ForeignKey,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    TypeDecorator,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+
+class UTCDateTime(TypeDecorator):
+    """Timezone-aware UTC datetimes on every backend (SQLite keeps none)."""
+
+    impl = DateTime
+    cache_ok = True
+
+    def process_bind_param(self, value: datetime | None, dialect) -> datetime | None:
+        if value is None:
+            return None
+        if value.tzinfo is None:
+            raise ValueError("naive datetime given to the store; use the clock's aware times")
+        return value.astimezone(timezone.utc).replace(tzinfo=None)
+
+    def process_result_value(self, value: datetime | None, dialect) -> datetime | None:
+        return None if value is None else value.replace(tzinfo=timezone.utc)
+
+
+NAMING = {
+    "ix": "ix_%(column_0_label)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+
+
+class InboundMessage(Base):
+    __tablename__ = "inbound_messages"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    source: Mapped[str] = mapped_column(String(200))
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    sender: Mapped[str | None] = mapped_column(String(320))
+    subject: Mapped[str | None] = mapped_column(Text)
+    # new -> done | ignored (no reply due: auto-reply, bounce...) | quarantined (kept, not processed)
+    status: Mapped[str] = mapped_column(String(20), default="new", index=True)
+    reason: Mapped[str | None] = mapped_column(Text)
+    processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+
+class OutboxMessage(Base):
+    __tablename__ = "outbox"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    envelope_from: Mapped[str] = mapped_column(String(320))
+    recipients: Mapped[list[str]] = mapped_column(JSON)
+    subject: Mapped[str] = mapped_column(Text)
+    raw: Mapped[bytes] = mapped_column(LargeBinary)
+    kind: Mapped[str] = mapped_column(String(40))  # reply, result, notice...
+    # queued -> sending -> sent, or back to queued (retry later), or failed
+    status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
+    attempts: Mapped[int] = mapped_column(Integer, default=0)
+    last_error: Mapped[str | None] = mapped_column(Text)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+
+
+class Game(Base):
+    __tablename__ = "games"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    method: Mapped[str] = mapped_column(String(40))
+    variant: Mapped[str] = mapped_column(String(100))
+    powers: Mapped[list[Any]] = mapped_column(JSON)  # [{"name", "letter"}], fixed at CREATE/SET VARIANT
+    params: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # forming -> bidding -> (waiting: deadline passed, players missing) -> resolved
+    state: Mapped[str] = mapped_column(String(20), default="forming")
+    deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    gm_address: Mapped[str] = mapped_column(String(320))
+    gm_password: Mapped[str] = mapped_column(String(200))  # a hash (judge.passwords)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    missing_notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    players: Mapped[list[Player]] = relationship(back_populates="game", order_by="Player.id")
+
+
+class Player(Base):
+    __tablename__ = "players"
+    __table_args__ = (UniqueConstraint("game_id", "address"),)
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    address: Mapped[str] = mapped_column(String(320))
+    name: Mapped[str] = mapped_column(String(200))
+    password: Mapped[str | None] = mapped_column(String(200))  # hash; None until a replacement signs on
+    # active | ejected | replaced
+    status: Mapped[str] = mapped_column(String(20), default="active")
+    gm_no_preference: Mapped[bool] = mapped_column(Boolean, default=False)
+    joined_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    power: Mapped[str | None] = mapped_column(String(100))
+
+    game: Mapped[Game] = relationship(back_populates="players")
+
+
+class Submission(Base):
+    __tablename__ = "submissions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    text: Mapped[str] = mapped_column(Text)
+    valid: Mapped[bool] = mapped_column(Boolean)
+    bids: Mapped[dict[str, int] | None] = mapped_column(JSON)  # None: No Preference (or invalid)
+    violations: Mapped[list[Any]] = mapped_column(JSON, default=list)
+
+
+class Resolution(Base):
+    __tablename__ = "resolutions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    method: Mapped[str] = mapped_column(String(40))
+    seed: Mapped[str] = mapped_column(String(200))
+    input: Mapped[dict[str, Any]] = mapped_column(JSON)  # replayable with `judge resolve`
+    result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Event(Base):
+    __tablename__ = "events"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)
+    game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
+    # inbound, command, outbound, draw, state, resolution, notice
+    kind: Mapped[str] = mapped_column(String(20))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"))
+    data: Mapped[dict[str, Any]] = mapped_column(JSON)

@@ -1,0 +1,85 @@
+"""A judge on Maildir folders with a ManualClock: tests mail it, move time
+forward, and read what it sent."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import mailbox
+from datetime import datetime, timezone
+from email.message import EmailMessage
+from email.utils import format_datetime, make_msgid
+from pathlib import Path
+
+from judge.app import build_judge
+from judge.clock import ManualClock
+from judge.config import load_config
+from judge.transports.maildir import read_all
+
+JUDGE = "judge@example.test"
+
+
+def make_mail(sender: str, body: str, *, subject: str = "commands", to: str = JUDGE,
+              message_id: str | None = None, headers: dict[str, str] | None = None,
+              date: datetime | None = None) -> bytes:
+    msg = EmailMessage()
+    msg["From"] = sender
+    msg["To"] = to
+    msg["Subject"] = subject
+    msg["Date"] = format_datetime(date or datetime(2026, 1, 1, tzinfo=timezone.utc))
+    msg["Message-ID"] = message_id or make_msgid(domain="players.test")
+    for k, v in (headers or {}).items():
+        msg[k] = v
+    msg.set_content(body)
+    return msg.as_bytes()
+
+
+class Harness:
+    def __init__(self, data_dir: Path, database_url: str, **judge_options) -> None:
+        self.clock = ManualClock(datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
+        options = {"address": JUDGE, "database": database_url, "password_cost": 4, **judge_options}
+        self.config = load_config(None, data_dir=data_dir, overrides={"judge": options})
+        self.judge = build_judge(self.config, self.clock)
+        self.inbox = mailbox.Maildir(self.config.inbox_path, create=True)
+
+    def send(self, sender: str, body: str, **kw) -> bytes:
+        raw = make_mail(sender, body, **kw)
+        self.inbox.add(raw)
+        return raw
+
+    def run(self) -> dict:
+        return self.judge.run_once()
+
+    def mail(self, sender: str, body: str, **kw) -> dict:
+        self.send(sender, body, **kw)
+        return self.run()
+
+    def sent(self) -> list[EmailMessage]:
+        return [email.message_from_bytes(raw, policy=email.policy.default)
+                for raw in read_all(self.config.outbox_path)]
+
+    def sent_to(self, address: str) -> list[EmailMessage]:
+        return [m for m in self.sent() if address.lower() in str(m["To"]).lower()]
+
+    def last_to(self, address: str) -> EmailMessage:
+        mails = sorted(self.sent_to(address), key=lambda m: email.utils.parsedate_to_datetime(m["Date"]))
+        assert mails, f"no mail to {address}"
+        return self._newest(address)
+
+    def _newest(self, address: str) -> EmailMessage:
+        from sqlalchemy import select
+
+        from judge.store.models import OutboxMessage
+
+        with self.judge.sessions() as s:
+            rows = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id.desc())).all()
+            for r in rows:
+                if address.lower() in [x.lower() for x in r.recipients]:
+                    return email.message_from_bytes(r.raw, policy=email.policy.default)
+        raise AssertionError(f"no outbox row to {address}")
+
+    def body(self, msg: EmailMessage) -> str:
+        return msg.get_content()
+
+    def close(self) -> None:
+        self.judge.sessions.kw["bind"].dispose()
