@@ -96,6 +96,7 @@ class Judge:
             row = s.get(InboundMessage, row_id)
             row.status, row.reason, row.processed_at = "quarantined", error[-4000:], now
             mail = parse_message(row.raw, own_addresses=[self.config.address])
+            row.sender, row.subject = mail.sender, mail.subject[:500]
             if mail.reply_to and not mail.auto:
                 subject, body = render_mail("quarantined.txt.j2", mail=mail, judge_name=self.config.name)
                 queue_mail(s, self.config, now, to=[mail.reply_to], subject=subject, body=body, kind="reply",

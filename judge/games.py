@@ -83,6 +83,10 @@ class Standing:
         """The submission as a player would mail it (the offline resolver's input)."""
         if self.counting is not None and self.counting.bids is not None:
             return "\n".join(f"{k}: {v}" for k, v in self.counting.bids.items())
+        if self.counting is None and self.latest is not None:
+            # Only invalid lists: the text itself, so the record (and a replay)
+            # shows why it stands as No Preference.
+            return self.latest.text
         return "No Preference"
 
 

@@ -140,10 +140,11 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     try:
         player = ctx.require_player()
         game = ctx.require_game()
+        if game.state == "waiting" or (game.state == "bidding" and game.deadline and ctx.now >= game.deadline):
+            raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed; "
+                                  "bids are closed")
         if game.state != "bidding":
             raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
-        if game.deadline is not None and ctx.now >= game.deadline:
-            raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed")
     except CommandRejected as err:
         block.status, block.message = "rejected", str(err)
         _record(ctx, first, text, "rejected", str(err))

@@ -61,25 +61,30 @@ class Harness:
     def sent_to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.sent() if address.lower() in str(m["To"]).lower()]
 
-    def last_to(self, address: str) -> EmailMessage:
-        mails = sorted(self.sent_to(address), key=lambda m: email.utils.parsedate_to_datetime(m["Date"]))
-        assert mails, f"no mail to {address}"
-        return self._newest(address)
-
-    def _newest(self, address: str) -> EmailMessage:
+    def _rows_to(self, address: str, kind: str | None = None) -> list[EmailMessage]:
+        """Mails to `address` in the outbox table, oldest first, that the
+        transport has delivered to the outbox Maildir."""
         from sqlalchemy import select
 
         from judge.store.models import OutboxMessage
 
+        delivered = {str(m["Message-ID"]) for m in self.sent()}
         with self.judge.sessions() as s:
-            rows = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id.desc())).all()
-            for r in rows:
-                if address.lower() in [x.lower() for x in r.recipients]:
-                    return email.message_from_bytes(r.raw, policy=email.policy.default)
-        raise AssertionError(f"no outbox row to {address}")
+            rows = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
+            return [email.message_from_bytes(r.raw, policy=email.policy.default) for r in rows
+                    if address.lower() in [x.lower() for x in r.recipients]
+                    and (kind is None or r.kind == kind) and r.message_id in delivered]
+
+    def last_to(self, address: str) -> EmailMessage:
+        mails = self._rows_to(address)
+        assert mails, f"no mail to {address}"
+        return mails[-1]
+
+    def sent_to_kind(self, address: str, kind: str) -> list[EmailMessage]:
+        return self._rows_to(address, kind)
 
     def body(self, msg: EmailMessage) -> str:
-        return msg.get_content()
+        return msg.get_content().replace("\r\n", "\n")
 
     def close(self) -> None:
         self.judge.sessions.kw["bind"].dispose()

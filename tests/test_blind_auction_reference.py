@@ -29,6 +29,7 @@ from judge.methods.blind_auction import (
     NO_PREFERENCE,
     BidEntry,
     BidList,
+    ParamError,
     Params,
     check_params,
     resolve,
@@ -38,7 +39,7 @@ from judge.rng import DrawStream, word
 from judge.variants import make_power_list
 
 POWER_NAMES = ["Austria", "England", "France", "Germany", "Italy", "Russia"]
-PLAYER_NAMES = ["dirk", "Bea", "carl", "Ann", "eve", "Fay"]  # mixed case on purpose
+PLAYER_NAMES = ["dirk", "Bea", "carl", "Ann", "ann", "Fay"]  # mixed case on purpose, two differ only in case
 
 Assignment = frozenset  # of (player, power) pairs
 
@@ -402,3 +403,13 @@ def test_recorded_draws_match_steps_and_replay(case, seed):
         assert d["rejected"] == rejected
         assert d["index"] == word(seed, counter) % n
         counter += 1
+
+
+def test_no_players_and_too_many_players():
+    powers = make_power_list(POWER_NAMES[:2])
+    params = Params(T=10, M=5, D=1)
+    out = resolve(powers, params, {}, DrawStream(b"s"))
+    assert out.assignment == {} and out.unassigned == POWER_NAMES[:2] and out.draws == []
+    assert reference_distribution({}, POWER_NAMES[:2]) == {frozenset(): 1}
+    with pytest.raises(ParamError):
+        resolve(powers, params, {pl: NO_PREFERENCE for pl in PLAYER_NAMES[:3]}, DrawStream(b"s"))

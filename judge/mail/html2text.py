@@ -43,8 +43,15 @@ class _TextCollector(HTMLParser):
     # blocks (<div><p>..</p></div>) do not pile up empty lines; <br> is "hard"
     # and always ends a line, which keeps Gmail's "<div><br></div>" blank line.
     def _soft_break(self) -> None:
+        # Whitespace between tags (source indentation) is not line content.
+        while self.chunks and not self.chunks[-1].endswith("\n") and not self.chunks[-1].strip():
+            self.chunks.pop()
         if self.chunks and not self.chunks[-1].endswith("\n"):
             self.chunks.append("\n")
+
+    def _space(self) -> None:
+        if self.chunks and not self.chunks[-1][-1:].isspace():
+            self.chunks.append(" ")
 
     def _hard_break(self) -> None:
         self.chunks.append("\n")
@@ -59,7 +66,7 @@ class _TextCollector(HTMLParser):
             if tag == "pre":
                 self._pre_depth += 1
         elif tag in _CELLS:
-            self.chunks.append(" ")
+            self._space()
 
     def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         # "<br/>", "<hr/>", "<div/>": no content, so only the break matters.
@@ -76,7 +83,7 @@ class _TextCollector(HTMLParser):
             if tag == "pre":
                 self._pre_depth = max(0, self._pre_depth - 1)
         elif tag in _CELLS:
-            self.chunks.append(" ")
+            self._space()
 
     def handle_data(self, data: str) -> None:
         if self._invisible_depth:

@@ -128,7 +128,8 @@ def _parse(raw: bytes, own: frozenset[str], fallback_id: str, problems: list[str
         in_reply_to=in_reply_to,
         date=date,
         size=len(raw),
-        problems=tuple(dict.fromkeys(problems)),  # dedupe, keep order
+        # Problem texts quote bits of the mail (charset names): clean them too.
+        problems=tuple(dict.fromkeys(clean_text(problem)[:200] for problem in problems)),
     )
 
 

@@ -1,0 +1,116 @@
+"""The store keeps every mail: raw before processing, once per Message-ID,
+outbox rows before any transport; on SQLite and PostgreSQL."""
+
+from __future__ import annotations
+
+import socket
+
+import pytest
+from alembic.autogenerate import compare_metadata
+from alembic.migration import MigrationContext
+from sqlalchemy import select
+
+from judge import commands
+from judge.daemon import Judge
+from judge.store.db import make_engine, upgrade
+from judge.store.models import Base, InboundMessage, OutboxMessage
+from judge.syntax import nodes
+from judge.transports.smtp import SmtpSettings, SmtpTransport
+from tests.harness import make_mail
+
+
+def test_migrations_match_models(database_url):
+    engine = make_engine(database_url)
+    upgrade(engine)
+    upgrade(engine)  # idempotent
+    with engine.connect() as conn:
+        diff = compare_metadata(MigrationContext.configure(conn), Base.metadata)
+    engine.dispose()
+    assert diff == []
+
+
+def test_duplicate_message_id_is_processed_once(harness):
+    raw = make_mail("ann@example.test", "LIST", message_id="<same@players.test>")
+    harness.inbox.add(raw)
+    harness.inbox.add(raw)  # the MTA delivered it twice
+    harness.run()
+    assert harness.judge.receive(raw, "deliver") is None  # and once more by pipe
+    harness.run()
+    with harness.judge.sessions() as s:
+        assert len(s.scalars(select(InboundMessage)).all()) == 1
+        assert len(s.scalars(select(OutboxMessage)).all()) == 1
+    assert len(harness.sent_to("ann@example.test")) == 1
+
+
+def test_a_bug_quarantines_the_mail_and_the_daemon_goes_on(harness, monkeypatch):
+    def broken(ctx, node):
+        raise RuntimeError("boom")
+
+    monkeypatch.setitem(commands.HANDLERS, nodes.Help, broken)
+    harness.send("ann@example.test", "HELP", subject="help me")
+    harness.send("bob@example.test", "LIST")
+    harness.run()
+    with harness.judge.sessions() as s:
+        rows = {r.sender: r for r in s.scalars(select(InboundMessage))}
+        assert rows["ann@example.test"].status == "quarantined"
+        assert "RuntimeError: boom" in rows["ann@example.test"].reason
+        assert b"HELP" in rows["ann@example.test"].raw
+        assert rows["bob@example.test"].status == "done"
+    apology = harness.body(harness.last_to("ann@example.test"))
+    assert "internal" in apology and "kept" in apology
+    assert "There are no games yet" in harness.body(harness.last_to("bob@example.test"))
+
+
+class Crash(BaseException):
+    """Stands for the process dying: not caught by the daemon's handlers."""
+
+
+def test_a_crash_while_processing_loses_nothing_and_does_nothing_twice(harness, monkeypatch):
+    import judge.daemon as daemon_module
+
+    harness.send("gm@example.test", "CREATE ?g1 pw\nSIGNOFF")
+    real = daemon_module.process_inbound
+
+    def crash_after_work(session, config, now, row):
+        real(session, config, now, row)  # the work is done, the reply queued...
+        raise Crash()  # ...and the process dies before the commit
+
+    monkeypatch.setattr(daemon_module, "process_inbound", crash_after_work)
+    with pytest.raises(Crash):
+        harness.run()
+    with harness.judge.sessions() as s:
+        row = s.scalars(select(InboundMessage)).one()
+        assert row.status == "new"  # stored raw before processing; effects rolled back
+        assert s.scalars(select(OutboxMessage)).all() == []
+    monkeypatch.setattr(daemon_module, "process_inbound", real)
+    restarted = Judge(config=harness.config, sessions=harness.judge.sessions, clock=harness.clock,
+                      sources=harness.judge.sources, transport=harness.judge.transport)
+    restarted.run_once()
+    restarted.run_once()
+    with harness.judge.sessions() as s:
+        assert s.scalars(select(InboundMessage)).one().status == "done"
+        assert len(s.scalars(select(OutboxMessage)).all()) == 1
+    assert "Done: game ?g1 created" in harness.body(harness.last_to("gm@example.test"))
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+def test_outbox_row_exists_before_sending_and_keeps_the_error(harness):
+    harness.judge.transport = SmtpTransport(SmtpSettings(host="127.0.0.1", port=_closed_port(), timeout=2))
+    harness.mail("ann@example.test", "LIST")
+    with harness.judge.sessions() as s:
+        row = s.scalars(select(OutboxMessage)).one()
+        assert row.status == "queued" and row.attempts == 1 and row.last_error
+        assert row.next_attempt_at > harness.clock.now()
+        assert b"Auto-Submitted: auto-generated" in row.raw
+    for _ in range(harness.config.max_attempts):
+        harness.clock.advance(days=3)
+        harness.run()
+    with harness.judge.sessions() as s:
+        row = s.scalars(select(OutboxMessage)).one()
+        assert row.status == "failed" and row.attempts == harness.config.max_attempts
+        assert row.last_error
