@@ -119,8 +119,12 @@ class Judge:
                 self.run_once()
             except Exception:  # a database or network fault: log, wait, go on
                 log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
-            if not self.stopping:
-                self.clock.sleep(self.config.poll_interval)
+            waited = 0.0
+            while not self.stopping and waited < self.config.poll_interval:
+                # Short naps, so that SIGTERM stops the daemon within a second.
+                nap = min(0.5, self.config.poll_interval - waited)
+                self.clock.sleep(nap)
+                waited += nap
 
     def stop(self) -> None:
         self.stopping = True
