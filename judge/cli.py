@@ -37,6 +37,8 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
     ctx.obj = {"config": config_path, "data_dir": data_dir}
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    # Schema upgrades run at every start; their chatter is only for -v.
+    logging.getLogger("alembic").setLevel(logging.DEBUG if verbose else logging.WARNING)
 
 
 @main.command()

@@ -13,7 +13,6 @@ import logging
 import signal
 import traceback
 from dataclasses import dataclass, field
-from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.exc import IntegrityError

@@ -121,6 +121,11 @@ def test_message_id_without_brackets_is_bracketed() -> None:
     assert parse_message(mail("From: a@example.com\nMessage-ID: abc@host")).message_id == "<abc@host>"
 
 
+def test_oversized_message_id_is_treated_as_missing() -> None:
+    raw = mail("From: a@example.com\nMessage-ID: <" + "x" * 2000 + "@y>")
+    assert parse_message(raw).message_id == "<" + hashlib.sha256(raw).hexdigest() + "@judge.invalid>"
+
+
 def test_dates() -> None:
     unknown_zone = parse_message(mail("From: a@b.org\nDate: Tue, 03 Mar 2026 14:05:00 -0000"))
     assert unknown_zone.date == datetime(2026, 3, 3, 14, 5, tzinfo=timezone.utc)
@@ -390,9 +395,12 @@ def test_mail_from_own_address_is_a_loop() -> None:
     assert parse_message(raw, own_addresses=(a for a in ["someone@else.org"])).auto is None
 
 
-@pytest.mark.parametrize("extra", ["", "Auto-Submitted: no", "Precedence: first-class", "Return-Path: <anna@example.com>"])
+@pytest.mark.parametrize(
+    "extra", ["", "Auto-Submitted: no", "Precedence: first-class", "Return-Path: <anna@example.com>"]
+)
 def test_ordinary_mail_is_not_auto(extra: str) -> None:
-    result = parse_message(mail(BASE_HEADERS + ("\n" + extra if extra else "")), own_addresses=["judge@judge.example.org"])
+    raw = mail(BASE_HEADERS + ("\n" + extra if extra else ""))
+    result = parse_message(raw, own_addresses=["judge@judge.example.org"])
     assert result.auto is None
 
 

@@ -56,6 +56,13 @@ class Context:
                                   f"sign on with SIGNON M{game.name} gmpassword")
         return game
 
+    def require_master_in(self, states: tuple[str, ...], refusal: str) -> Game:
+        """The master's game, if it is in one of `states`; else `refusal`."""
+        game = self.require_master()
+        if game.state not in states:
+            raise CommandRejected(f"{refusal} (?{game.name} is {game.state})")
+        return game
+
     def require_player(self) -> Player:
         self.require_game()
         if self.role != "player" or self.player is None:

@@ -11,6 +11,9 @@ from judge.store.models import Game, Player
 from judge.syntax import nodes
 
 
+_OPEN = ("forming", "bidding", "waiting")
+
+
 def _player(ctx: Context, game: Game, who: str) -> Player:
     player = find_player(game, who)
     if player is None or player.status != "active":
@@ -21,9 +24,7 @@ def _player(ctx: Context, game: Game, who: str) -> Player:
 
 @handles(nodes.Eject)
 def eject(ctx: Context, node: nodes.Eject) -> str:
-    game = ctx.require_master()
-    if game.state == "resolved":
-        raise CommandRejected(f"?{game.name} is resolved already")
+    game = ctx.require_master_in(_OPEN, "players can only change before the auction is resolved")
     player = _player(ctx, game, node.player)
     player.status = "ejected"
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
@@ -34,9 +35,7 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
 
 @handles(nodes.Replace)
 def replace(ctx: Context, node: nodes.Replace) -> str:
-    game = ctx.require_master()
-    if game.state == "resolved":
-        raise CommandRejected(f"?{game.name} is resolved already")
+    game = ctx.require_master_in(_OPEN, "players can only change before the auction is resolved")
     old = _player(ctx, game, node.player)
     _, address = parseaddr(node.new_player)
     if "@" not in address:
@@ -60,9 +59,7 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
 def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     # The player's own "No Preference" is part of their submission (runner);
     # this handler is the master's decision for a player who sent nothing.
-    game = ctx.require_master()
-    if game.state not in ("bidding", "waiting"):
-        raise CommandRejected(f"?{game.name} is not bidding (it is {game.state})")
+    game = ctx.require_master_in(("bidding", "waiting"), "only during the auction")
     player = _player(ctx, game, node.player or "")
     standing = next(s for s in standings(ctx.session, game) if s.player.id == player.id)
     if standing.latest is not None:

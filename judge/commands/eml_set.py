@@ -25,9 +25,7 @@ def set_password(ctx: Context, node: nodes.SetPassword) -> str:
 
 @handles(nodes.SetDeadline)
 def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
-    game = ctx.require_master()
-    if game.state == "resolved":
-        raise CommandRejected(f"?{game.name} is resolved already")
+    game = ctx.require_master_in(("forming", "bidding", "waiting"), "the deadline cannot change now")
     try:
         when = parse_deadline(node.text, ctx.now)
     except DeadlineError as err:
@@ -46,9 +44,7 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
 
 @handles(nodes.SetParam)
 def set_param(ctx: Context, node: nodes.SetParam) -> str:
-    game = ctx.require_master()
-    if game.state != "forming":
-        raise CommandRejected(f"T, M and D can only change before the auction starts (?{game.name} is {game.state})")
+    game = ctx.require_master_in(("forming",), "T, M and D can only change before the auction starts")
     if node.value == "T/U" and node.name != "D":
         raise CommandRejected("only D can be T/U")
     value: int | str = node.value if node.value == "T/U" else int(node.value)
@@ -65,9 +61,7 @@ def set_param(ctx: Context, node: nodes.SetParam) -> str:
 
 @handles(nodes.SetVariant)
 def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
-    game = ctx.require_master()
-    if game.state != "forming":
-        raise CommandRejected(f"the variant can only change before the auction starts (?{game.name} is {game.state})")
+    game = ctx.require_master_in(("forming",), "the variant can only change before the auction starts")
     try:
         powers = variant_powers(node.name, ctx.config.variants)
     except PowerListError as err:
@@ -84,9 +78,7 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
 
 @handles(nodes.SetMethod)
 def set_method(ctx: Context, node: nodes.SetMethod) -> str:
-    game = ctx.require_master()
-    if game.state != "forming":
-        raise CommandRejected(f"the method can only change before the game starts (?{game.name} is {game.state})")
+    game = ctx.require_master_in(("forming",), "the method can only change before the game starts")
     try:
         method = get_method(node.name)
     except UnknownMethod as err:

@@ -22,9 +22,7 @@ from judge.syntax import nodes
 
 @handles(nodes.Start)
 def start(ctx: Context, node: nodes.Start) -> str:
-    game = ctx.require_master()
-    if game.state != "forming":
-        raise CommandRejected(f"?{game.name} has started already ({game.state})")
+    game = ctx.require_master_in(("forming",), "the auction has started already")
     players = active_players(game)
     U = len(game.powers)
     if len(players) != U:
@@ -47,9 +45,7 @@ def start(ctx: Context, node: nodes.Start) -> str:
 
 @handles(nodes.Process)
 def process(ctx: Context, node: nodes.Process) -> str:
-    game = ctx.require_master()
-    if game.state not in ("bidding", "waiting"):
-        raise CommandRejected(f"?{game.name} cannot be processed now (it is {game.state})")
+    game = ctx.require_master_in(("bidding", "waiting"), "there is no open auction to process")
     missing = missing_players(ctx.session, game)
     if missing:
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)

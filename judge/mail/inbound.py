@@ -32,6 +32,7 @@ T = TypeVar("T")
 # spending time (or recursion) on it.
 _MAX_MIME_DEPTH = 50
 _MAX_PARTS = 500
+_MAX_ID_BYTES = 998
 
 _CONTROL_CHARS = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _LINE_BREAKS = re.compile(r"\r\n|\r|\n")
@@ -253,10 +254,14 @@ def _message_id(value: str | None) -> str | None:
     match = _ANGLE_ID.search(text)
     if match:
         inner = re.sub(r"\s+", "", match.group(1))
-        return f"<{inner}>" if inner else None
-    token = text.split()[0] if text.split() else ""
-    # Some clients write ids without the angle brackets; keep them comparable.
-    return f"<{token}>" if token else None
+    else:
+        # Some clients write ids without the angle brackets; keep them comparable.
+        inner = text.split()[0] if text.split() else ""
+    # Ids serve as keys (deduplication, threading); an absurdly long one is
+    # treated as missing rather than let it strain an index.
+    if not inner or len(inner.encode("utf-8")) > _MAX_ID_BYTES:
+        return None
+    return f"<{inner}>"
 
 
 def _valid_address(address: str | None) -> bool:

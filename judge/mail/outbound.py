@@ -23,7 +23,8 @@ from typing import Mapping, Sequence
 # Characters kept verbatim in the left part of a Message-ID; everything else is
 # escaped as "=XX" (and "=" itself too), so distinct tokens give distinct ids.
 _ID_SAFE = re.compile(r"[A-Za-z0-9_\-+]")
-_DOMAIN = re.compile(r"(?=.{1,253}$)[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?(?:\.[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?)*")
+_LABEL = r"[a-z0-9](?:[a-z0-9-]{0,61}[a-z0-9])?"
+_DOMAIN = re.compile(rf"(?=.{{1,253}}$){_LABEL}(?:\.{_LABEL})*")
 _HEADER_NAME = re.compile(r"[!-9;-~]+")  # printable ASCII except ":" (RFC 5322 ftext)
 _MSG_ID = re.compile(r"<[!-;=?-~]+>")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f]+")

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from judge.rng import DrawStream
-from judge.variants import Power, PowerList
+from judge.variants import PowerList
 
 NAME = "blind-auction"
 

@@ -62,17 +62,20 @@ class MaildirTransport(Transport):
 
 
 def read_all(path: Path) -> list[bytes]:
-    """Raw bytes of every message in path/new and path/cur, ordered by file name."""
-    found: list[tuple[str, bytes]] = []
+    """Raw bytes of every message in path/new and path/cur, in delivery order
+    (file modification time, then name: the names are hashes, not sequence)."""
+    found: list[tuple[int, str, bytes]] = []
     for sub in ("new", "cur"):
         folder = Path(path) / sub
         if not folder.is_dir():
             continue
         for item in folder.iterdir():
-            if item.name.startswith(".") or not item.is_file():
+            if item.name.startswith("."):
                 continue
             try:
-                found.append((item.name, item.read_bytes()))
+                if not item.is_file():
+                    continue
+                found.append((item.stat().st_mtime_ns, item.name, item.read_bytes()))
             except FileNotFoundError:
                 continue
-    return [raw for _, raw in sorted(found)]
+    return [raw for _, _, raw in sorted(found)]

@@ -7,8 +7,8 @@ only question: try again later, or give up on this mail?
                         errors, TLS handshake trouble, any 4xx reply
     permanent (give up): any 5xx reply, every recipient refused with a 5xx
                         (all refusals 4xx, e.g. greylisting, stay temporary),
-                        failed authentication (535), missing STARTTLS/AUTH/auth mechanism
-                        support, an untrusted server certificate
+                        failed authentication (535), no STARTTLS/AUTH or no
+                        common auth mechanism, an untrusted server certificate
 """
 
 from __future__ import annotations

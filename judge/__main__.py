@@ -1,0 +1,5 @@
+"""`python -m judge` is the `judge` command."""
+
+from judge.cli import main
+
+main()

@@ -1,0 +1,289 @@
+"""Transports: the Maildir one (idempotent files) and SMTP against a real server."""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import os
+import pickle
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Callable, Iterator
+
+import pytest
+
+from judge.mail.outbound import compose, make_message_id
+from judge.transports.base import OutgoingMail, Transport, TransportError
+from judge.transports.maildir import MaildirTransport, message_file_name, read_all
+from judge.transports.smtp import SmtpSettings, SmtpTransport
+from tests.conftest_smtp import smtp_server, smtp_server_factory, tls_files  # noqa: F401  (fixtures)
+from tests.smtp_server import USERNAME, SmtpTestServer, free_port
+
+ServerFactory = Callable[..., SmtpTestServer]
+TransportFactory = Callable[[SmtpSettings], SmtpTransport]
+
+
+def outgoing(token: str = "1", recipients: tuple[str, ...] = ("anna@example.com",)) -> OutgoingMail:
+    message_id = make_message_id("judge.example.org", token)
+    raw = compose(
+        sender="judge@judge.example.org",
+        to=list(recipients),
+        subject=f"mail {token}",
+        body="Grüße\n",
+        message_id=message_id,
+        date=datetime(2026, 3, 3, 12, 0, tzinfo=timezone.utc),
+    )
+    return OutgoingMail(
+        message_id=message_id, envelope_from="judge@judge.example.org", recipients=recipients, raw=raw
+    )
+
+
+@pytest.fixture
+def transports() -> Iterator[TransportFactory]:
+    """SmtpTransport maker that closes what it made."""
+    made: list[SmtpTransport] = []
+
+    def make(settings: SmtpSettings) -> SmtpTransport:
+        transport = SmtpTransport(settings)
+        made.append(transport)
+        return transport
+
+    yield make
+    for transport in made:
+        transport.close()
+
+
+# -------------------------------------------------------------------- basics
+
+
+def test_transport_error_carries_temporary_and_survives_pickling() -> None:
+    error = TransportError("451 later", temporary=True)
+    assert error.temporary is True and str(error) == "451 later"
+    copy = pickle.loads(pickle.dumps(error))
+    assert copy.temporary is True and str(copy) == "451 later"
+    assert TransportError("550 no", temporary=False).temporary is False
+
+
+def test_smtp_settings_validate_security() -> None:
+    with pytest.raises(ValueError):
+        SmtpSettings(security="ssl")
+    assert "s3cr" not in repr(SmtpSettings(username="u", password="s3cr"))
+
+
+# ------------------------------------------------------------------- Maildir
+
+
+def test_maildir_transport_writes_the_raw_mail(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path / "out")
+    assert isinstance(transport, Transport)
+    mail = outgoing("a")
+    transport.send(mail)
+    assert read_all(tmp_path / "out") == [mail.raw]
+    assert (tmp_path / "out" / "new" / message_file_name(mail.message_id)).read_bytes() == mail.raw
+    assert list((tmp_path / "out" / "tmp").iterdir()) == []  # no leftovers
+
+
+def test_maildir_transport_is_idempotent(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path)
+    mail = outgoing("a")
+    transport.send(mail)
+    transport.send(mail)
+    assert read_all(tmp_path) == [mail.raw]
+    assert len(list((tmp_path / "new").iterdir())) == 1
+
+    # Also after a reader moved it to cur/ and marked it seen.
+    name = message_file_name(mail.message_id)
+    (tmp_path / "new" / name).rename(tmp_path / "cur" / f"{name}:2,S")
+    transport.send(mail)
+    assert read_all(tmp_path) == [mail.raw]
+
+    other = outgoing("b")
+    transport.send(other)
+    # Sorted: both may share one file-time tick (see the next test for order).
+    assert sorted(read_all(tmp_path)) == sorted([mail.raw, other.raw])
+
+
+def test_read_all_returns_delivery_order(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path)
+    mails = [outgoing(str(n)) for n in range(6)]
+    for n, mail in enumerate(mails):
+        transport.send(mail)
+        path = tmp_path / "new" / message_file_name(mail.message_id)
+        os.utime(path, ns=(1_000_000_000 * (n + 1), 1_000_000_000 * (n + 1)))
+    assert read_all(tmp_path) == [m.raw for m in mails]
+
+
+def test_maildir_transport_write_failure_is_temporary(tmp_path: Path) -> None:
+    transport = MaildirTransport(tmp_path)
+    (tmp_path / "tmp").rmdir()
+    (tmp_path / "tmp").write_text("not a directory")
+    with pytest.raises(TransportError) as caught:
+        transport.send(outgoing("a"))
+    assert caught.value.temporary is True
+
+
+# ---------------------------------------------------------------------- SMTP
+
+
+@pytest.mark.parametrize("mode", ["plain", "starttls", "tls"])
+def test_smtp_delivers_in_every_mode_with_auth(
+    mode: str, smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    server = smtp_server_factory(mode, auth=True)
+    mail = outgoing("m", recipients=("anna@example.com", "bob@example.net"))
+    transports(server.settings()).send(mail)
+
+    (received,) = server.messages
+    assert received.mail_from == "judge@judge.example.org"
+    assert received.rcpt_tos == ("anna@example.com", "bob@example.net")
+    assert received.auth_user == USERNAME
+    assert received.tls is (mode != "plain")
+    assert received.raw.rstrip(b"\r\n") == mail.raw.rstrip(b"\r\n")
+    parsed = email.message_from_bytes(received.raw, policy=email.policy.default)
+    assert parsed["Message-ID"] == mail.message_id
+    assert parsed.get_content().replace("\r\n", "\n") == "Grüße\n"
+
+
+def test_smtp_fixture_server_without_auth(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    transports(smtp_server.settings()).send(outgoing("plain"))
+    assert [m.auth_user for m in smtp_server.messages] == [None]
+
+
+def test_smtp_bare_lf_and_leading_dots_arrive_intact(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    raw = b"From: judge@x.org\nSubject: dots\n\n.hidden?\n..two\nend\n"
+    transports(smtp_server.settings()).send(
+        OutgoingMail(message_id="<d@x>", envelope_from="judge@x.org", recipients=("p@y.org",), raw=raw)
+    )
+    assert smtp_server.messages[0].raw.rstrip(b"\r\n") == raw.replace(b"\n", b"\r\n").rstrip(b"\r\n")
+
+
+def test_smtp_wrong_password_is_permanent(
+    smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    server = smtp_server_factory("starttls", auth=True)
+    with pytest.raises(TransportError) as caught:
+        transports(server.settings(password="wrong")).send(outgoing())
+    assert caught.value.temporary is False
+    assert "535" in str(caught.value)
+    assert server.messages == []
+
+
+def test_smtp_untrusted_certificate_is_permanent_unless_verify_off(
+    smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    server = smtp_server_factory("tls")
+    with pytest.raises(TransportError) as caught:
+        transports(server.settings(cafile=None)).send(outgoing())
+    assert caught.value.temporary is False
+    assert "certificate" in str(caught.value)
+    transports(server.settings(cafile=None, verify=False)).send(outgoing())
+    assert len(server.messages) == 1
+
+
+def test_smtp_server_down_is_temporary(transports: TransportFactory) -> None:
+    settings = SmtpSettings(host="127.0.0.1", port=free_port(), timeout=2.0, local_hostname="judge.test")
+    with pytest.raises(TransportError) as caught:
+        transports(settings).send(outgoing())
+    assert caught.value.temporary is True
+
+
+@pytest.mark.parametrize(
+    ("command", "reply", "temporary"),
+    [
+        ("RCPT", "550 5.1.1 No such user here", False),
+        ("RCPT", "451 4.7.1 Greylisted, try again later", True),
+        ("MAIL", "553 5.7.1 Sender rejected", False),
+        ("MAIL", "452 4.3.1 Insufficient system storage", True),
+        ("DATA", "554 5.7.1 Message rejected as spam", False),
+        ("DATA", "451 4.3.0 Local error in processing", True),
+    ],
+)
+def test_smtp_error_replies_are_classified(
+    command: str,
+    reply: str,
+    temporary: bool,
+    smtp_server: SmtpTestServer,
+    transports: TransportFactory,
+) -> None:
+    smtp_server.fail(command, reply)
+    transport = transports(smtp_server.settings())
+    with pytest.raises(TransportError) as caught:
+        transport.send(outgoing())
+    assert caught.value.temporary is temporary
+    code, text = reply.split(" ", 1)
+    assert code in str(caught.value) and text in str(caught.value)
+    assert smtp_server.messages == []
+
+    # The session is still good for the next mail once the server relents.
+    smtp_server.clear_faults()
+    transport.send(outgoing("next"))
+    assert len(smtp_server.messages) == 1
+    assert smtp_server.connections == 1
+
+
+def test_smtp_some_recipients_refused_still_delivers_to_the_rest(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    smtp_server.fail("RCPT", "550 5.1.1 unknown", address="gone@example.com")
+    transports(smtp_server.settings()).send(outgoing(recipients=("gone@example.com", "anna@example.com")))
+    assert [m.rcpt_tos for m in smtp_server.messages] == [("anna@example.com",)]
+
+
+def test_smtp_reuses_one_connection(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    transport = transports(smtp_server.settings())
+    transport.send(outgoing("1"))
+    transport.send(outgoing("2"))
+    transport.send(outgoing("3"))
+    assert [m.raw for m in smtp_server.messages] == [outgoing(t).raw for t in "123"]
+    assert smtp_server.connections == 1
+
+
+def test_smtp_recovers_after_server_restart_between_sends(
+    smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    server = smtp_server_factory("starttls", auth=True)
+    transport = transports(server.settings())
+    transport.send(outgoing("before"))
+    server.restart()  # drops the open connection, same port
+    transport.send(outgoing("after"))
+    assert [m.raw for m in server.messages] == [outgoing("before").raw, outgoing("after").raw]
+    assert server.connections == 1  # exactly one reconnect after the restart
+
+
+def test_smtp_outage_then_recovery(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    transport = transports(smtp_server.settings())
+    transport.send(outgoing("1"))
+    smtp_server.stop()
+    with pytest.raises(TransportError) as caught:
+        transport.send(outgoing("2"))
+    assert caught.value.temporary is True
+    smtp_server.start()
+    transport.send(outgoing("2"))
+    assert [m.raw for m in smtp_server.messages] == [outgoing("1").raw, outgoing("2").raw]
+
+
+def test_smtp_close_is_idempotent_and_send_reconnects(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    transport = transports(smtp_server.settings())
+    transport.send(outgoing("1"))
+    transport.close()
+    transport.close()
+    transport.send(outgoing("2"))
+    assert len(smtp_server.messages) == 2
+    assert smtp_server.connections == 2
+
+
+def test_smtp_no_recipients_is_permanent(transports: TransportFactory) -> None:
+    mail = OutgoingMail(message_id="<x@y>", envelope_from="a@b.org", recipients=(), raw=b"x")
+    with pytest.raises(TransportError) as caught:
+        transports(SmtpSettings(port=free_port())).send(mail)
+    assert caught.value.temporary is False
