@@ -67,3 +67,7 @@ def harness(tmp_path: Path, database_url: str):
     h = Harness(tmp_path / "data", database_url)
     yield h
     h.close()
+
+
+# Real SMTP servers (aiosmtpd on loopback) for any test that asks for them.
+from tests.conftest_smtp import smtp_server, smtp_server_factory, tls_files  # noqa: E402,F401

@@ -1,8 +1,7 @@
 """SMTP server fixtures for any test module that needs one.
 
-Import them into the test module (pytest then registers them there):
+tests/conftest.py imports them, so every test module can ask for them:
 
-    from tests.conftest_smtp import smtp_server, smtp_server_factory, tls_files
 """
 
 from __future__ import annotations

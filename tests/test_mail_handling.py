@@ -213,3 +213,24 @@ def test_outbox_rows_carry_auto_submitted(h):
     assert msg["Auto-Submitted"] == "auto-generated"
     assert msg["In-Reply-To"]
     assert "CREATE ?game password" in h.body(msg)
+
+
+def test_replies_go_out_through_a_real_smtp_server_and_wait_while_it_is_down(h, smtp_server_factory):
+    from judge.transports.smtp import SmtpTransport
+
+    server = smtp_server_factory("starttls", auth=True)
+    h.judge.transport = SmtpTransport(server.settings())
+    h.mail("ann@example.test", "CREATE ?smtp pw")
+    assert len(server.messages) == 1
+    got = server.messages[0]
+    assert got.rcpt_tos == ("ann@example.test",) and b"Done: game ?smtp created" in got.raw
+    server.stop()
+    h.mail("bob@example.test", "LIST")
+    with h.judge.sessions() as s:
+        row = s.scalars(select(OutboxMessage).where(OutboxMessage.recipients.is_not(None))
+                        .order_by(OutboxMessage.id.desc())).first()
+        assert row.status == "queued" and row.attempts == 1
+    server.start()
+    h.clock.advance(hours=1)
+    h.run()
+    assert [m.rcpt_tos for m in server.messages] == [("ann@example.test",), ("bob@example.test",)]

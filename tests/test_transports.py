@@ -16,7 +16,6 @@ from judge.mail.outbound import compose, make_message_id
 from judge.transports.base import OutgoingMail, Transport, TransportError
 from judge.transports.maildir import MaildirTransport, message_file_name, read_all
 from judge.transports.smtp import SmtpSettings, SmtpTransport
-from tests.conftest_smtp import smtp_server, smtp_server_factory, tls_files  # noqa: F401  (fixtures)
 from tests.smtp_server import USERNAME, SmtpTestServer, free_port
 
 ServerFactory = Callable[..., SmtpTestServer]
