@@ -136,7 +136,7 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
         by_address[address].power = power
     set_state(session, game, "resolved", now)
     game.resolved_at = now
-    names = {p.address: p.name for p in game.players}
+    names = display_names(game)
     ctx = dict(game=game, result=result, names=names, powers=power_list(game),
                bbcode=render("forum/result.bbcode.j2", game=game, result=result, names=names,
                              powers=power_list(game)))
@@ -148,6 +148,15 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
                game_id=game.id)
     return resolution
+
+
+def display_names(game: Game) -> dict[str, str]:
+    """How results name each player: by name, with the address only where
+    two players share a name."""
+    players = active_players(game)
+    taken = [p.name.casefold() for p in players]
+    return {p.address: p.name if taken.count(p.name.casefold()) == 1 else f"{p.name} <{p.address}>"
+            for p in players}
 
 
 def set_state(session: Session, game: Game, state: str, now: datetime) -> None:

@@ -22,7 +22,7 @@ from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, Submission
 from judge.submission import check
-from judge.syntax import CommandSyntaxError, nodes, parse_line
+from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
 from judge.templating import render_mail
 
 
@@ -35,14 +35,6 @@ class Block:
     message: str
     rendered_error: str | None = None
     notes: list[str] = field(default_factory=list)
-
-
-def _masked(line: str, node: nodes.Node) -> str:
-    secret = getattr(node, "password", None)
-    if not secret:
-        return line
-    head, sep, tail = line.rpartition(secret)
-    return head + "****" + tail if sep else line
 
 
 def process_inbound(session: Session, config: Config, now: datetime, row: InboundMessage) -> None:
@@ -93,8 +85,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         try:
             node = parse_line(line, number)
         except CommandSyntaxError as err:
-            blocks.append(Block([(number, line)], "rejected", "not understood", rendered_error=err.render()))
-            _record(ctx, number, line, "rejected", str(err))
+            blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))
+            _record(ctx, number, err.text, "rejected", str(err))
             continue
         if isinstance(node, nodes.Bids) or (isinstance(node, nodes.NoPreference) and node.player is None):
             if isinstance(node, nodes.Bids):
@@ -109,7 +101,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)) and bid_block is not None:
             _finish_submission(ctx, bid_block)
             bid_block = None
-        shown = _masked(line, node)
+        shown = mask_secret(line, node)
         try:
             message = HANDLERS[type(node)](ctx, node)
         except CommandRejected as err:

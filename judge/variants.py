@@ -55,6 +55,11 @@ class PowerList:
         return [p.as_dict() for p in self.powers]
 
 
+# The words that begin a command line (grammars/commands.lark): a power name
+# or abbreviation must not be one of them, or a bid on it would not parse.
+COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace",
+                           "no", "nopref", "nopreference", "list", "help"})
+
 STANDARD_POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")
 
 
@@ -80,8 +85,11 @@ def make_power_list(entries: Iterable[Any]) -> PowerList:
         raise PowerListError("the power list is empty")
     names = [n for n, _ in raw]
     for n in names:
-        if not n or any(ch in n for ch in ":=,") or n[0].isdigit():
+        if not n or any(ch in n for ch in ":=,;") or n[0].isdigit():
             raise PowerListError(f"unusable power name {n!r}")
+        if n.split()[0].casefold() in COMMAND_WORDS:
+            # "Start 3" would read as the START command: the power could not be bid on by name.
+            raise PowerListError(f"power name {n!r} begins with the command word {n.split()[0]!r}; rename it")
     folded = [n.casefold() for n in names]
     dup = {n for n in folded if folded.count(n) > 1}
     if dup:
@@ -114,7 +122,7 @@ def make_power_list(entries: Iterable[Any]) -> PowerList:
         # power's name or letter, would be ambiguous: fall back to the name.
         clash = [a for a in abbrevs if a.casefold() == ab.casefold()]
         others = {x.casefold() for n, l in powers if n != name for x in (n, l) if x}
-        if len(clash) > 1 or ab.casefold() in others or len(name) <= 3:
+        if len(clash) > 1 or ab.casefold() in others or len(name) <= 3 or ab.casefold() in COMMAND_WORDS:
             ab = name
         result.append(Power(name, letter, ab))
     return PowerList(tuple(result))

@@ -140,7 +140,7 @@ def test_blind_auction_by_mail(harness):
         for other, power in assignment.items():
             assert re.search(rf"{power}\s+{PLAYERS[other]} <{re.escape(other)}>", body)
         row = " ".join(str(v) for v in record["chart"][address].values())
-        cells = re.search(rf"^{re.escape(address)}\s+(.*?)\s+\d+(\s+\(.*\))?$", body, re.M).group(1)
+        cells = re.search(rf"^{name}\s+(.*?)\s+\d+(\s+\(.*\))?$", body, re.M).group(1)
         assert re.sub(r"[*\s]+", " ", cells).strip() == row
         for d in record["draws"]:
             assert f"stream word #{d['counter']}" in body

@@ -11,13 +11,14 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings, strategies as st
 
 from judge.methods.blind_auction import BidEntry
+from judge.syntax import mask_secret
 from judge.syntax import CommandSyntaxError, nodes, parse_line
 
 DOCS = Path(__file__).resolve().parent.parent / "docs" / "commands.md"
@@ -108,6 +109,9 @@ testcases = [
     ("REPLACE ivy@example.org olga@example.net", nodes.Replace,
      {"player": "ivy@example.org", "new_player": "olga@example.net"}),
     ("REPLACE ivy with <olga@example.net>", nodes.Replace, {"player": "ivy", "new_player": "<olga@example.net>"}),
+    ("REPLACE Ivy WITH Olga <olga@example.net>", nodes.Replace,
+     {"player": "Ivy", "new_player": "Olga <olga@example.net>"}),
+
     # NO PREFERENCE (a player's own) and its spellings
     ("NO PREFERENCE", nodes.NoPreference, {"column": 1, "player": None}),
     ("no preference", nodes.NoPreference, {"player": None}),
@@ -182,8 +186,6 @@ def test_nodes_are_frozen_and_compare_by_value():
         a.game = "autumn"  # type: ignore[misc]
 
 
-@pytest.mark.xfail(strict=True, reason="known bug: SET nodes carry the column of the word after SET "
-                                       "(5 for 'SET T 140'), while nodes.py says the command's first character")
 def test_set_commands_carry_the_column_where_set_stands():
     assert parse_line("SET T 140").column == 1
 
@@ -218,8 +220,8 @@ error_cases = [
     ("HELP me", 6, "the end of the line"),
     ("SIGNOFF now", 9, "the end of the line"),
     ("EJECT", 6, "a player's address"),
-    ("REPLACE ivy@example.org", 24, "a player's address"),
-    ("REPLACE Ivy WITH Olga <olga@example.net>", 23, "the end of the line"),
+    ("REPLACE ivy@example.org", 24, "the new player's address"),
+    ("REPLACE ivy with", 17, "the new player's address"),
     ("NO PREFERENCE FOR", 18, "a player's address"),
     ("No 5", 4, "PREFERENCE"),
     ("LIST spring", 6, "a game name starting with ?"),
@@ -240,7 +242,7 @@ def test_should_error(line, column, expected):
     with pytest.raises(CommandSyntaxError) as caught:
         parse_line(line, 3)
     err = caught.value
-    assert (err.line, err.column, err.text) == (3, column, line)
+    assert (err.line, err.column, err.text) == (3, column, mask_secret(line.replace("\t", " ")))
     assert expected in err.expected, err.expected
     assert 1 <= column <= len(line) + 1
     if column <= len(line.rstrip()):
@@ -252,7 +254,7 @@ def test_should_error(line, column, expected):
     assert "expected" in rendered
     first, caret, what, *hint = rendered.split("\n")
     prefix = "line 3: "
-    assert first == prefix + line
+    assert first == prefix + mask_secret(line.replace("\t", " "))
     assert caret.strip() == "^"
     assert caret.index("^") == len(prefix) + column - 1, "the caret stands exactly under the column"
     assert what == f"column {column}: expected {err.expected}."
@@ -271,7 +273,8 @@ def test_any_line_parses_or_fails_with_a_usable_error(line):
     except CommandSyntaxError as err:
         assert 1 <= err.column <= len(line) + 1
         assert err.expected
-        assert err.render().startswith(f"line 1: {line}\n")
+        assert err.text == mask_secret(line.replace("\t", " "))
+        assert err.render().startswith(f"line 1: {err.text}\n")
     else:
         assert isinstance(node, nodes.Node)
 
@@ -376,12 +379,6 @@ def test_doc_examples_show_every_command():
     wanted |= {("signon", "master"), ("signon", "player"), ("no preference", "for"), ("no preference", "own"),
                ("set", "T"), ("set", "M"), ("set", "D"), ("list", True), ("list", False), "several bids on a line"}
     assert not wanted - seen, f"no example mail in docs/commands.md shows {wanted - seen}"
-
-
-def test_node_fields_are_documented_types():
-    """Guard for (a): every node is a dataclass whose fields are the ones tested."""
-    for cls in (nodes.Create, nodes.Signon, nodes.SetParam, nodes.Replace, nodes.NoPreference, nodes.Bids):
-        assert {f.name for f in fields(cls)} >= {"line", "column"}
 
 
 # --------------------------------------------------------------------------

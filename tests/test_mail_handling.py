@@ -234,3 +234,31 @@ def test_replies_go_out_through_a_real_smtp_server_and_wait_while_it_is_down(h, 
     h.clock.advance(hours=1)
     h.run()
     assert [m.rcpt_tos for m in server.messages] == [("ann@example.test",), ("bob@example.test",)]
+
+
+def test_passwords_are_masked_by_position_even_in_errors(h):
+    h.mail(GM, "CREATE ?spring stand blind-auction standard\nSIGNON ?spring my secret\nSET PASSWORD two words")
+    reply = h.body(h.last_to(GM))
+    assert "> CREATE ?spring **** blind-auction standard" in reply
+    assert "line 2: SIGNON ?spring *********" in reply and "A password is one word" in reply
+    assert "line 3: SET PASSWORD *********" in reply
+    assert "secret" not in reply and "stand " not in reply and "words" not in reply
+    from judge import audit
+
+    with h.judge.sessions() as s:
+        events = audit.game_events(s, find_game(s, "spring"))
+    text = str(events)
+    assert "secret" not in text and "stand " not in text and "words" not in text
+
+
+def test_power_names_that_would_read_as_commands_are_refused():
+    from judge.variants import PowerListError, make_power_list
+
+    with pytest.raises(PowerListError, match="begins with the command word"):
+        make_power_list(["Start", "Finish"])
+    with pytest.raises(PowerListError, match="begins with the command word"):
+        make_power_list(["No Man's Land", "Sparta"])
+    powers = make_power_list(["Setonia", "Helvetia", "Listria"])
+    # "Set" would read as the SET command: that power is named in full instead.
+    assert [p.abbreviation for p in powers] == ["Setonia", "Hel", "Lis"]
+    assert powers.lookup("hel").name == "Helvetia"

@@ -67,4 +67,6 @@ def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     player.gm_no_preference = True
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="no preference (master's decision)")
+    if game.state == "waiting":
+        return f"{player.name} <{player.address}> bids No Preference (D on every power)"
     return f"{player.name} <{player.address}> will bid No Preference unless they send bids first"

@@ -51,7 +51,7 @@ def set_param(ctx: Context, node: nodes.SetParam) -> str:
     params = dict(game.params)
     params[node.name] = value
     game.params = params
-    shown = " ".join(f"{k} = {v}" for k, v in params.items())
+    shown = ", ".join(f"{k} = {v}" for k, v in params.items())
     try:
         warnings = param_warnings(game)
     except ba.ParamError as err:

@@ -18,17 +18,24 @@ class Node:
 
 
 @dataclass(frozen=True)
-class Create(Node):
-    game: str
+class Secret:
+    """Mixin of the commands that carry a password: where it stands, so that
+    replies and logs can mask exactly that word."""
+
     password: str
+    password_column: int
+
+
+@dataclass(frozen=True)
+class Create(Node, Secret):
+    game: str
     method: str | None
     variant: str | None
 
 
 @dataclass(frozen=True)
-class Signon(Node):
+class Signon(Node, Secret):
     game: str
-    password: str
     master: bool  # SIGNON Mgame: the game's master (GM); SIGNON ?game: a player
 
 
@@ -38,8 +45,8 @@ class Signoff(Node):
 
 
 @dataclass(frozen=True)
-class SetPassword(Node):
-    password: str
+class SetPassword(Node, Secret):
+    pass
 
 
 @dataclass(frozen=True)
@@ -81,7 +88,7 @@ class Eject(Node):
 @dataclass(frozen=True)
 class Replace(Node):
     player: str
-    new_player: str
+    new_player: str  # an address, possibly with a name: "Olga <olga@example.net>"
 
 
 @dataclass(frozen=True)

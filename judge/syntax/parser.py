@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+from dataclasses import replace
 from functools import cache
 
 from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, v_args
@@ -19,6 +21,7 @@ _EXPECTED = {
     "PLAYER": "a player's address",
     "NAME": "a name",
     "REST": "a date and time (like 2026-12-01 18:00 UTC) or a delay (like +48h)",
+    "NEW_PLAYER": "the new player's address",
     "AMOUNT": "a number of points",
     "PARAM_VALUE": "a whole number (or T/U for D)",
     "WORD": "a power's name",
@@ -41,7 +44,8 @@ def _describe(expected: set[str]) -> str:
             names.append(_EXPECTED[term])
         else:
             pattern = _parser().get_terminal(term).pattern
-            keywords.append(getattr(pattern, "value", term).upper())
+            value = getattr(pattern, "value", term)
+            keywords.append(value.upper() if value.isalpha() else f"'{value}'")
     if "WORD" in expected and len(keywords) > 5:
         return f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
     if keywords:
@@ -61,18 +65,22 @@ class _ToNodes(Transformer):
     def start(self, meta, children):
         return children[0]
 
+    def set_cmd(self, meta, children):
+        # The node's column is where SET stands, not the word after it.
+        return replace(children[0], column=meta.column)
+
     def create(self, meta, c):
         game, password, method, variant = c
-        return nodes.Create(**self._at(meta), game=str(game)[1:], password=str(password),
+        return nodes.Create(**self._at(meta), game=str(game)[1:], **_secret(password),
                             method=_opt(method), variant=_opt(variant))
 
     def signon(self, meta, c):
         target, password = c
         t = str(target)
         if t.startswith("?"):
-            return nodes.Signon(**self._at(meta), game=t[1:], password=str(password), master=False)
+            return nodes.Signon(**self._at(meta), game=t[1:], **_secret(password), master=False)
         if t[0] in "mM":
-            return nodes.Signon(**self._at(meta), game=t[1:], password=str(password), master=True)
+            return nodes.Signon(**self._at(meta), game=t[1:], **_secret(password), master=True)
         raise _Semantic(target.column, "?game to play, or Mgame as the game's master",
                         f"'{t}' starts with neither ? nor M: write SIGNON ?{t} yourpassword to play.")
 
@@ -80,7 +88,7 @@ class _ToNodes(Transformer):
         return nodes.Signoff(**self._at(meta))
 
     def set_password(self, meta, c):
-        return nodes.SetPassword(**self._at(meta), password=str(c[0]))
+        return nodes.SetPassword(**self._at(meta), **_secret(c[0]))
 
     def set_deadline(self, meta, c):
         return nodes.SetDeadline(**self._at(meta), text=str(c[0]).strip())
@@ -107,8 +115,15 @@ class _ToNodes(Transformer):
         return nodes.Eject(**self._at(meta), player=str(c[0]))
 
     def replace(self, meta, c):
-        players = [str(x) for x in c if x is not None]
-        return nodes.Replace(**self._at(meta), player=players[0], new_player=players[-1])
+        player, rest = c
+        words = str(rest).split(None, 1)
+        if words[0].casefold() in ("with", "by"):
+            words = words[1:]
+        if not words:
+            raise _Semantic(rest.column + len(str(rest)), "the new player's address",
+                            f"Write REPLACE {player} new.player@example.com")
+        return nodes.Replace(**self._at(meta), player=str(player), new_player=words[0] if len(words) == 1
+                             else " ".join(words))
 
     def no_preference(self, meta, c):
         return nodes.NoPreference(**self._at(meta), player=_opt(c[-1] if c else None))
@@ -140,22 +155,57 @@ def _opt(tok: Token | None) -> str | None:
     return None if tok is None else str(tok)
 
 
+def _secret(tok: Token) -> dict:
+    return {"password": str(tok), "password_column": tok.column}
+
+
+# Lines that carry a password, for masking lines that did not parse:
+# (pattern, group that is secret). Stars of the same length keep the caret
+# of a syntax error under the right column.
+_SECRET_LINES = [
+    re.compile(r"^\s*signon\s+\S+\s+(.+?)\s*$", re.I),
+    re.compile(r"^\s*create\s+\S+\s+(\S+)", re.I),
+    re.compile(r"^\s*set\s+password\s+(.+?)\s*$", re.I),
+]
+
+
+def mask_secret(line: str, node: nodes.Node | None = None) -> str:
+    """The line with its password replaced: '****' for a parsed command,
+    stars of the same length for a line that did not parse."""
+    if isinstance(node, nodes.Secret):
+        start = node.password_column - 1
+        return line[:start] + "****" + line[start + len(node.password):]
+    for pattern in _SECRET_LINES:
+        m = pattern.match(line)
+        if m:
+            return line[:m.start(1)] + "*" * (m.end(1) - m.start(1)) + line[m.end(1):]
+    return line
+
+
 def parse_line(text: str, line_no: int = 1) -> nodes.Node:
     """Parse one line (without its newline); CommandSyntaxError if it is no command."""
-    line = text.rstrip("\r\n")
+    line = text.rstrip("\r\n").replace("\t", " ")  # a tab is one column: keep carets true
     try:
         tree = _parser().parse(line)
-        return _ToNodes(line_no).transform(tree)
     except UnexpectedInput as err:
-        raise _syntax_error(err, line, line_no) from err
+        masked = mask_secret(line)
+        raise _syntax_error(err, masked, line_no, secret=masked != line) from err
+    return _transform(tree, line, line_no)
+
+
+def _transform(tree, line: str, line_no: int) -> nodes.Node:
+    try:
+        return _ToNodes(line_no).transform(tree)
     except Exception as err:  # lark wraps errors raised inside transformer callbacks
         inner = getattr(err, "orig_exc", err)
         if isinstance(inner, _Semantic):
-            raise CommandSyntaxError(line_no, inner.column, line, inner.expected, inner.hint) from err
+            raise CommandSyntaxError(line_no, inner.column, mask_secret(line), inner.expected,
+                                     inner.hint) from err
         raise
 
 
-def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> CommandSyntaxError:
+def _syntax_error(err: UnexpectedInput, line: str, line_no: int, secret: bool) -> CommandSyntaxError:
+    """The error for a line (already masked) that lark could not parse."""
     if isinstance(err, UnexpectedToken):
         expected = set(err.accepts or err.expected)
         if err.token.type == "$END":
@@ -163,7 +213,10 @@ def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> CommandSynta
             found = "the line ends"
         else:
             column = err.column
-            found = f"'{err.token}'"
+            # Quote the word from the (masked) line, never the raw token: the
+            # token may be a password, or the whole rest of the line.
+            rest = line[column - 1:].split()
+            found = f"'{rest[0][:20]}'" if rest else "the line ends"
         hint = f"Instead {found}."
     elif isinstance(err, UnexpectedCharacters):
         expected = set(err.allowed or ())
@@ -171,10 +224,13 @@ def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> CommandSynta
         hint = f"'{line[column - 1]}' cannot stand here."
     else:
         expected, column, hint = set(), getattr(err, "column", 1), ""
+    if expected == {"$END"} and secret:
+        hint += " A password is one word, without spaces."
     if not expected or expected >= {"WORD", "GAME"}:
         what = f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
     else:
         what = _describe(expected)
     if "AMOUNT" in expected and "WORD" in expected:
-        hint += " A bid is a power and a number of points, like 'Austria 40', 'Austria: 40' or 'A=40'."
+        # The line began with a word that is no command: a bid, or just prose.
+        what = f"a number of points for a bid (like 'Austria 40'), or a command ({_COMMANDS})"
     return CommandSyntaxError(line_no, column, line, what, hint.strip())
