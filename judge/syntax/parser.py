@@ -6,7 +6,7 @@ import re
 from dataclasses import replace
 from functools import cache
 
-from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken, v_args
+from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from judge.methods.blind_auction import BidEntry
 from judge.resources import data_dir
@@ -33,7 +33,7 @@ _COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PR
 @cache
 def _parser() -> Lark:
     text = (data_dir("grammars") / "commands.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", propagate_positions=True, maybe_placeholders=True)
+    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToNodes())
 
 
 def _describe(expected: set[str]) -> str:
@@ -53,68 +53,64 @@ def _describe(expected: set[str]) -> str:
     return " or ".join(names) if names else "something else"
 
 
-@v_args(meta=True)
 class _ToNodes(Transformer):
-    def __init__(self, line_no: int) -> None:
-        super().__init__()
-        self.line_no = line_no
+    """Rules -> nodes, run inline by the LALR parser (no parse tree is built).
 
-    def _at(self, meta):
-        return {"line": self.line_no, "column": getattr(meta, "column", 1)}
+    Line and column of a command are filled in by parse_line, which knows the
+    line; the columns of passwords and bids come from their tokens."""
 
-    def start(self, meta, children):
-        return children[0]
+    def start(self, c):
+        return c[0]
 
-    def set_cmd(self, meta, children):
-        # The node's column is where SET stands, not the word after it.
-        return replace(children[0], column=meta.column)
+    def set_cmd(self, c):
+        return c[0]
 
-    def create(self, meta, c):
+    def create(self, c):
         game, password, method, variant = c
-        return nodes.Create(**self._at(meta), game=str(game)[1:], **_secret(password),
+        return nodes.Create(**_HERE, game=str(game)[1:], **_secret(password),
                             method=_opt(method), variant=_opt(variant))
 
-    def signon(self, meta, c):
+    def signon(self, c):
         target, password = c
         t = str(target)
         if t.startswith("?"):
-            return nodes.Signon(**self._at(meta), game=t[1:], **_secret(password), master=False)
+            return nodes.Signon(**_HERE, game=t[1:], **_secret(password), master=False)
         if t[0] in "mM":
-            return nodes.Signon(**self._at(meta), game=t[1:], **_secret(password), master=True)
+            return nodes.Signon(**_HERE, game=t[1:], **_secret(password), master=True)
         raise _Semantic(target.column, "?game to play, or Mgame as the game's master",
                         f"'{t}' starts with neither ? nor M: write SIGNON ?{t} yourpassword to play.")
 
-    def signoff(self, meta, c):
-        return nodes.Signoff(**self._at(meta))
+    def signoff(self, c):
+        return nodes.Signoff(**_HERE)
 
-    def set_password(self, meta, c):
-        return nodes.SetPassword(**self._at(meta), **_secret(c[0]))
+    def set_password(self, c):
+        return nodes.SetPassword(**_HERE, **_secret(c[0]))
 
-    def set_deadline(self, meta, c):
-        return nodes.SetDeadline(**self._at(meta), text=str(c[0]).strip())
+    def set_deadline(self, c):
+        return nodes.SetDeadline(**_HERE, text=str(c[0]).strip())
 
-    def param(self, meta, c):
+    def param(self, c):
         return str(c[0])[0].upper()
 
-    def set_param(self, meta, c):
-        return nodes.SetParam(**self._at(meta), name=c[0], value=str(c[1]).upper())
+    def set_param(self, c):
+        return nodes.SetParam(**_HERE, name=c[0], value=str(c[1]).upper())
 
-    def set_variant(self, meta, c):
-        return nodes.SetVariant(**self._at(meta), name=str(c[0]))
+    def set_variant(self, c):
+        return nodes.SetVariant(**_HERE, name=str(c[0]))
 
-    def set_method(self, meta, c):
-        return nodes.SetMethod(**self._at(meta), name=str(c[0]))
+    def set_method(self, c):
+        return nodes.SetMethod(**_HERE, name=str(c[0]))
 
-    def start_game(self, meta, c):
-        return nodes.Start(**self._at(meta))
+    def start_game(self, c):
+        return nodes.Start(**_HERE)
 
-    def process(self, meta, c):
-        return nodes.Process(**self._at(meta))
+    def process(self, c):
+        return nodes.Process(**_HERE)
 
-    def eject(self, meta, c):
-        return nodes.Eject(**self._at(meta), player=str(c[0]))
+    def eject(self, c):
+        return nodes.Eject(**_HERE, player=str(c[0]))
 
-    def replace(self, meta, c):
+    def replace(self, c):
         player, rest = c
         words = str(rest).split(None, 1)
         if words[0].casefold() in ("with", "by"):
@@ -122,33 +118,36 @@ class _ToNodes(Transformer):
         if not words:
             raise _Semantic(rest.column + len(str(rest)), "the new player's address",
                             f"Write REPLACE {player} new.player@example.com")
-        return nodes.Replace(**self._at(meta), player=str(player), new_player=words[0] if len(words) == 1
+        return nodes.Replace(**_HERE, player=str(player), new_player=words[0] if len(words) == 1
                              else " ".join(words))
 
-    def no_preference(self, meta, c):
-        return nodes.NoPreference(**self._at(meta), player=_opt(c[-1] if c else None))
+    def no_preference(self, c):
+        return nodes.NoPreference(**_HERE, player=_opt(c[-1] if c else None))
 
-    def list_game(self, meta, c):
+    def list_game(self, c):
         game = _opt(c[0] if c else None)
-        return nodes.ListGame(**self._at(meta), game=game[1:] if game else None)
+        return nodes.ListGame(**_HERE, game=game[1:] if game else None)
 
-    def help(self, meta, c):
-        return nodes.Help(**self._at(meta))
+    def help(self, c):
+        return nodes.Help(**_HERE)
 
-    def power(self, meta, c):
-        return " ".join(str(w) for w in c), meta.column
+    def power(self, c):
+        return " ".join(str(w) for w in c), c[0].column
 
-    def bid(self, meta, c):
+    def bid(self, c):
         (name, column), amount = c[0], c[-1]
-        return BidEntry(power=name, amount=str(amount), line=self.line_no, column=column)
+        return BidEntry(power=name, amount=str(amount), line=0, column=column)
 
-    def bids(self, meta, c):
-        return nodes.Bids(**self._at(meta), entries=tuple(c))
+    def bids(self, c):
+        return nodes.Bids(**_HERE, entries=tuple(c))
 
 
 class _Semantic(Exception):
     def __init__(self, column: int, expected: str, hint: str) -> None:
         self.column, self.expected, self.hint = column, expected, hint
+
+
+_HERE = {"line": 0, "column": 0}  # placeholders, filled in by parse_line
 
 
 def _opt(tok: Token | None) -> str | None:
@@ -186,22 +185,21 @@ def parse_line(text: str, line_no: int = 1) -> nodes.Node:
     """Parse one line (without its newline); CommandSyntaxError if it is no command."""
     line = text.rstrip("\r\n").replace("\t", " ")  # a tab is one column: keep carets true
     try:
-        tree = _parser().parse(line)
+        node = _parser().parse(line)
     except UnexpectedInput as err:
         masked = mask_secret(line)
         raise _syntax_error(err, masked, line_no, secret=masked != line) from err
-    return _transform(tree, line, line_no)
-
-
-def _transform(tree, line: str, line_no: int) -> nodes.Node:
-    try:
-        return _ToNodes(line_no).transform(tree)
-    except Exception as err:  # lark wraps errors raised inside transformer callbacks
+    except Exception as err:  # raised by a transformer callback during the parse
         inner = getattr(err, "orig_exc", err)
         if isinstance(inner, _Semantic):
             raise CommandSyntaxError(line_no, inner.column, mask_secret(line), inner.expected,
                                      inner.hint) from err
         raise
+    column = len(line) - len(line.lstrip()) + 1
+    if isinstance(node, nodes.Bids):
+        entries = tuple(replace(e, line=line_no) for e in node.entries)
+        return replace(node, line=line_no, column=column, entries=entries)
+    return replace(node, line=line_no, column=column)
 
 
 def _syntax_error(err: UnexpectedInput, line: str, line_no: int, secret: bool) -> CommandSyntaxError:
