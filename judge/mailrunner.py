@@ -58,7 +58,7 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
         return
     ctx = Context(session=session, config=config, now=now, mail=mail, inbound=row)
     blocks = run_lines(ctx, mail.text)
-    _reply(session, config, now, row, mail, blocks, game_id=ctx.game.id if ctx.game else None)
+    _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id)
     row.status = "done"
 
 
@@ -120,7 +120,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
 
 
 def _record(ctx: Context, number: int, text: str, status: str, message: str) -> None:
-    audit.record(ctx.session, ctx.now, "command", game_id=ctx.game.id if ctx.game else None,
+    audit.record(ctx.session, ctx.now, "command", game_id=ctx.log_game_id,
                  inbound_id=ctx.inbound.id, line=number, text=text, status=status, message=message)
 
 

@@ -112,6 +112,7 @@ def test_games_and_log_for_moderators(tmp_path):
     h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}")
     h.mail("gm@example.test", "CREATE ?vienna gmpw\nSET DEADLINE +24h")
     h.mail("ann@example.test", "SIGNON ?vienna annpw\nLIST")
+    h.mail("eve@example.test", "SIGNON Mvienna guess")  # a failed attempt is in the game's log too
     h.close()
     runner = CliRunner()
     env = {"JUDGE_DATA_DIR": str(tmp_path / "data")}
@@ -127,7 +128,9 @@ def test_games_and_log_for_moderators(tmp_path):
     assert any("mail in" in l and "gm@example.test" in l for l in lines)
     assert any("line 1 of mail" in l and "CREATE ?vienna ****" in l for l in lines)
     assert any("mail out" in l and "ann@example.test" in l for l in lines)
-    assert "annpw" not in log.output and "gmpw" not in log.output
+    assert any("rejected" in l and "SIGNON Mvienna ****" in l and "wrong master password" in l for l in lines)
+    assert any("mail in" in l and "eve@example.test" in l for l in lines)
+    assert "annpw" not in log.output and "gmpw" not in log.output and "guess" not in log.output
     events = json.loads(runner.invoke(main, [*args, "log", "?vienna", "--format", "json"], env=env).output)
     assert [e["at"] for e in events] == sorted(e["at"] for e in events)
     assert {"inbound", "command", "outbound", "state"} <= {e["kind"] for e in events}

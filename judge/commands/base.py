@@ -38,6 +38,12 @@ class Context:
     submission: SubmissionParts = field(default_factory=SubmissionParts)
     submission_lines: list[int] = field(default_factory=list)
     stop: bool = False  # SIGNOFF seen, or a failed SIGNON: later lines are not run
+    named_game: Game | None = None  # the game a SIGNON named, even if it failed (for the game's log)
+
+    @property
+    def log_game_id(self) -> int | None:
+        game = self.game or self.named_game
+        return game.id if game else None
 
     @property
     def sender(self) -> str:

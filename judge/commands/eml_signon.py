@@ -12,7 +12,7 @@ from judge.syntax import nodes
 @handles(nodes.Signon)
 def signon(ctx: Context, node: nodes.Signon) -> str:
     game = find_game(ctx.session, node.game)
-    ctx.game, ctx.role, ctx.player = None, None, None
+    ctx.game, ctx.role, ctx.player, ctx.named_game = None, None, None, game
     if game is None:
         ctx.stop = True
         raise CommandRejected(f"there is no game ?{node.game}; send LIST to see the games")
