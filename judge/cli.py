@@ -93,7 +93,7 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
 @click.option("--format", "fmt", type=click.Choice(["json", "text", "bbcode"]), default="json", show_default=True)
 def resolve(file, seed: str | None, fmt: str) -> None:
     """Resolve an auction from a JSON FILE (offline: for forum games and checks)."""
-    from judge.offline import ResolveInputError, run_resolution
+    from judge.resolution import ResolveInputError, run_resolution
     from judge.templating import render
 
     try:
@@ -105,12 +105,15 @@ def resolve(file, seed: str | None, fmt: str) -> None:
         result = run_resolution(data, seed_bytes)
     except (ResolveInputError, ValueError) as err:
         raise click.ClickException(str(err)) from err
+    from judge.games import RESULT_TEMPLATES
+
+    folder = RESULT_TEMPLATES[result["method"]]
     if fmt == "json":
         click.echo(json.dumps(result, indent=2))
     elif fmt == "text":
-        click.echo(render("offline/result.txt.j2", result=result).rstrip())
+        click.echo(render(f"{folder}/offline.txt.j2", result=result).rstrip())
     else:
-        click.echo(render("forum/result.bbcode.j2", result=result, game=None, names=None).rstrip())
+        click.echo(render(f"{folder}/forum.bbcode.j2", result=result, game=None, names=None).rstrip())
 
 
 @main.command()

@@ -15,11 +15,16 @@ from judge import audit, rng
 from judge.config import Config
 from judge.methods import blind_auction as ba
 from judge.methods import get_method
-from judge.offline import run_resolution
+from judge.methods import preference as pref
+from judge.resolution import run_resolution
 from judge.outbox import queue_mail
 from judge.store.models import Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
+
+
+# Where each method's result mails live: templates/results/<method>/{player,master}.txt.j2, forum.bbcode.j2
+RESULT_TEMPLATES = {ba.NAME: "results/blind-auction", pref.NAME: "results/preference"}
 
 
 def find_game(session: Session, name: str) -> Game | None:
@@ -63,8 +68,41 @@ def effective_params(game: Game) -> ba.Params:
     return ba.Params(T=int(p["T"]), M=int(p["M"]), D=int(D))
 
 
+def is_auction(game: Game) -> bool:
+    return game.method == ba.NAME
+
+
+def game_params(game: Game) -> ba.Params | pref.Params:
+    """The method's parameters (ParamError if they cannot be used)."""
+    if is_auction(game):
+        return effective_params(game)
+    return pref.params_from(game.params, len(game.powers))
+
+
 def param_warnings(game: Game) -> list[str]:
-    return ba.check_params(len(game.powers), effective_params(game))
+    """Warnings for the master; ParamError (either method's) if unusable."""
+    return get_method(game.method).check_params(len(game.powers), game_params(game))
+
+
+def describe_params(game: Game) -> str:
+    if is_auction(game):
+        p = game.params
+        return f"T = {p['T']}, M = {p['M']}, D = {p['D']}"
+    p = game.params
+    mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
+    players = f"{p['players']} players (duplex)" if p.get("players") else f"{len(game.powers)} players"
+    shortcut = "uncontested first choices first" if p.get("shortcut", True) else "exact optimum only"
+    return f"{mode}, {players}, {shortcut}"
+
+
+def seats(game: Game) -> int:
+    """How many players the game takes: one per power, or SET PLAYERS (duplex)."""
+    if is_auction(game):
+        return len(game.powers)
+    try:
+        return pref.seats(len(game.powers), game_params(game))
+    except pref.ParamError:
+        return len(game.powers)
 
 
 @dataclass
@@ -74,13 +112,17 @@ class Standing:
     player: Player
     latest: Submission | None  # the last submission, valid or not
     counting: Submission | None  # the last valid one
+    auction: bool = True  # a Blind Auction (else a preference list)
 
     @property
     def missing(self) -> bool:
-        return self.latest is None and not self.player.gm_no_preference
+        # A preference game needs no list: none means "don't care".
+        return self.auction and self.latest is None and not self.player.gm_no_preference
 
     def as_text(self) -> str:
         """The submission as a player would mail it (the offline resolver's input)."""
+        if not self.auction:
+            return self.counting.text if self.counting is not None else ""
         if self.counting is not None and self.counting.bids is not None:
             return "\n".join(f"{k}: {v}" for k, v in self.counting.bids.items())
         if self.counting is None and self.latest is not None:
@@ -97,7 +139,7 @@ def standings(session: Session, game: Game) -> list[Standing]:
             select(Submission).where(Submission.player_id == p.id).order_by(Submission.id)
         ).all()
         valid = [s for s in subs if s.valid]
-        out.append(Standing(p, subs[-1] if subs else None, valid[-1] if valid else None))
+        out.append(Standing(p, subs[-1] if subs else None, valid[-1] if valid else None, is_auction(game)))
     return out
 
 
@@ -111,7 +153,7 @@ def resolver_input(session: Session, game: Game) -> dict[str, Any]:
     return {
         "method": game.method,
         "powers": list(game.powers),
-        "params": effective_params(game).as_dict(),
+        "params": game_params(game).as_dict(),
         "submissions": {s.player.address: s.as_text() for s in standings(session, game)},
     }
 
@@ -133,18 +175,20 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
                  assignment=result["assignment"], unassigned=result["unassigned"])
     by_address = {p.address: p for p in active_players(game)}
     for address, power in result["assignment"].items():
-        by_address[address].power = power
+        # Duplex players hold several powers: kept as "Austria, England".
+        by_address[address].power = ", ".join(power) if isinstance(power, list) else power
     set_state(session, game, "resolved", now)
     game.resolved_at = now
     names = display_names(game)
+    folder = RESULT_TEMPLATES[game.method]
     ctx = dict(game=game, result=result, names=names, powers=power_list(game),
-               bbcode=render("forum/result.bbcode.j2", game=game, result=result, names=names,
+               bbcode=render(f"{folder}/forum.bbcode.j2", game=game, result=result, names=names,
                              powers=power_list(game)))
     for p in active_players(game):
-        subject, body = render_mail("player/result.txt.j2", player=p, **ctx)
+        subject, body = render_mail(f"{folder}/player.txt.j2", player=p, **ctx)
         queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",
                    game_id=game.id)
-    subject, body = render_mail("gm/result.txt.j2", **ctx)
+    subject, body = render_mail(f"{folder}/master.txt.j2", **ctx)
     queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
                game_id=game.id)
     return resolution

@@ -17,7 +17,7 @@ from judge import audit
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import effective_params, power_list, standings
+from judge.games import effective_params, is_auction, power_list, standings
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, Submission
@@ -132,6 +132,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     try:
         player = ctx.require_player()
         game = ctx.require_game()
+        if not is_auction(game):
+            raise CommandRejected(f"?{game.name} assigns powers by preference lists, not bids: "
+                                  "send SET PREFERENCE followed by your list, like E[FGR][TAI]")
         if game.state == "waiting" or (game.state == "bidding" and game.deadline and ctx.now >= game.deadline):
             raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed; "
                                   "bids are closed")

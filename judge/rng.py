@@ -6,8 +6,10 @@ the seed and the algorithm in docs/randomness.md:
 
     word(k)     = first 8 bytes, big-endian, of SHA-256(seed || k as 8-byte big-endian)
                   for k = 0, 1, 2, ...  (each word is used once, in order)
-    below(n)    = take the next word w; if w >= 2**64 - (2**64 mod n) it is
-                  rejected and the next word is taken; else the result is w mod n
+    below(n)    = with k = max(1, ceil(bitlen(n-1) / 64)) words per try (k = 1
+                  for every n <= 2**64): join the next k words big-endian into w;
+                  if w >= 2**(64k) - (2**(64k) mod n) the k words are rejected
+                  and k new ones taken; else the result is w mod n
 
 Python's `random` is deliberately not used: its algorithms may change between
 versions and it cannot be re-implemented from a short description.
@@ -23,7 +25,6 @@ from typing import Any, Sequence, TypeVar
 T = TypeVar("T")
 
 WORD_BYTES = 8
-_SPAN = 1 << (8 * WORD_BYTES)
 SEED_BYTES = 32
 
 
@@ -95,14 +96,20 @@ class DrawStream:
         return w
 
     def below(self, n: int) -> tuple[int, int, int]:
-        """A uniform integer in [0, n): (value, counter used, words rejected)."""
+        """A uniform integer in [0, n): (value, counter of the first word of
+        the accepted try, number of rejected tries). Any n >= 1: counts of
+        tied assignments reach 36! and need several words (module docstring)."""
         if n < 1:
             raise ValueError("below(n) needs n >= 1")
-        limit = _SPAN - (_SPAN % n)
+        k = max(1, -(-(n - 1).bit_length() // (8 * WORD_BYTES)))
+        span = 1 << (8 * WORD_BYTES * k)
+        limit = span - (span % n)
         rejected = 0
         while True:
             counter = self.counter
-            w = self._next_word()
+            w = 0
+            for _ in range(k):
+                w = (w << (8 * WORD_BYTES)) | self._next_word()
             if w < limit:
                 return w % n, counter, rejected
             rejected += 1

@@ -7,6 +7,7 @@ A power is named in a player's mail by its full name, its usual abbreviation
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
 from typing import Any, Iterable, Mapping
 
 
@@ -131,16 +132,54 @@ def make_power_list(entries: Iterable[Any]) -> PowerList:
 BUILTIN_VARIANTS: dict[str, tuple[str, ...]] = {"standard": STANDARD_POWERS}
 
 
+def _maps_dir():
+    try:
+        import diplomacy  # the DATC adjudicator ships the hobby's map files
+    except ImportError:  # pragma: no cover - a dependency, but keep the judge usable without it
+        return None
+    from pathlib import Path
+
+    return Path(diplomacy.__file__).resolve().parent / "maps"
+
+
+def map_variants() -> list[str]:
+    """The maps of the `diplomacy` package (standard, modern, world, ancmed, ...)."""
+    folder = _maps_dir()
+    return sorted(p.stem for p in folder.glob("*.map")) if folder else []
+
+
+@cache
+def _map_powers(name: str) -> tuple[dict[str, str], ...]:
+    from diplomacy.engine.map import Map
+
+    # use_cache=False: the package would otherwise compute convoy paths for
+    # minutes; only the power list is wanted here.
+    m = Map(name, use_cache=False)
+    if m.error:
+        raise PowerListError(f"variant {name!r}: {m.error[0]}")
+    out = []
+    for power in m.powers:
+        shown = m.pow_name.get(power, power).replace("-", " ").replace("+", " ").title()
+        entry = {"name": shown}
+        if m.abbrev.get(power):
+            entry["letter"] = m.abbrev[power]
+        out.append(entry)
+    return tuple(out)
+
+
 def variant_powers(name: str, custom: Mapping[str, Iterable[Any]] | None = None) -> PowerList:
-    """The power list of a named variant: a custom one from the config, or a built-in."""
+    """The power list of a named variant: a custom one from the config, a
+    built-in one, or a map of the `diplomacy` package."""
     key = name.casefold()
     for source in (custom or {}), BUILTIN_VARIANTS:
         for vname, entries in source.items():
             if vname.casefold() == key:
                 return make_power_list(entries)
-    known = sorted(set(BUILTIN_VARIANTS) | set(custom or {}))
-    raise PowerListError(f"unknown variant {name!r}; known variants: {', '.join(known)}")
+    for vname in map_variants():
+        if vname.casefold() == key:
+            return make_power_list(_map_powers(vname))
+    raise PowerListError(f"unknown variant {name!r}; known variants: {', '.join(known_variants(custom))}")
 
 
 def known_variants(custom: Mapping[str, Iterable[Any]] | None = None) -> list[str]:
-    return sorted(set(BUILTIN_VARIANTS) | set(custom or {}))
+    return sorted(set(BUILTIN_VARIANTS) | set(custom or {}) | set(map_variants()))

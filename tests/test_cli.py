@@ -91,7 +91,7 @@ def test_resolve_refuses_bad_files(tmp_path, content, message):
 def test_ties_are_broken_with_equal_chances(tmp_path):
     """Seven No Preference players: every power goes to every player with
     equal chances. Chi-square over 1400 fixed seeds (deterministic)."""
-    from judge.offline import run_resolution
+    from judge.resolution import run_resolution
 
     players = [f"p{i}" for i in range(7)]
     data = {"powers": POWERS, "params": {"T": 140, "M": 70, "D": 1},

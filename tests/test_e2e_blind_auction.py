@@ -15,7 +15,7 @@ from sqlalchemy import select
 
 from judge import audit
 from judge.games import find_game
-from judge.offline import run_resolution
+from judge.resolution import run_resolution
 from judge.store.models import Game, InboundMessage, OutboxMessage, Resolution
 
 GM = "Gina Master <gm@example.test>"

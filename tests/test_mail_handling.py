@@ -183,7 +183,7 @@ def test_master_gets_warnings_and_impossible_parameters_block_start(h):
     assert "Warning: M should be about half of T" in reply
     assert "cannot start like this: D must be 1" in reply
     h.mail(GM, "SIGNON Mg gmpw\nSTART")
-    assert "Rejected: the auction cannot start: D must be 1" in h.body(h.last_to(GM))
+    assert "Rejected: ?g cannot start: D must be 1" in h.body(h.last_to(GM))
     h.mail(GM, "SIGNON Mg gmpw\nSET T 140\nSET M 70\nSET D T/U\nSTART\nSET T 200")
     reply = h.body(h.last_to(GM))
     assert "the auction of ?g is open" in reply and "can only change before the auction starts" in reply

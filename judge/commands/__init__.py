@@ -5,6 +5,7 @@ from judge.commands import (  # noqa: F401  (registration by import)
     eml_eject,
     eml_help,
     eml_list,
+    eml_preference,
     eml_set,
     eml_signoff,
     eml_signon,

@@ -6,7 +6,7 @@ import re
 
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import find_game
+from judge.games import describe_params, find_game
 from judge.methods import UnknownMethod, get_method
 from judge.store.models import Game
 from judge.syntax import nodes
@@ -37,5 +37,4 @@ def create(ctx: Context, node: nodes.Create) -> str:
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
     return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
-            f"T = {params.T}, M = {params.M}, D = {params.D}. You are its master. "
-            f"Players join with: SIGNON ?{game.name} theirpassword")
+            f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword")

@@ -60,6 +60,8 @@ def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     # The player's own "No Preference" is part of their submission (runner);
     # this handler is the master's decision for a player who sent nothing.
     game = ctx.require_master_in(("bidding", "waiting"), "only during the auction")
+    if game.method != "blind-auction":
+        raise CommandRejected(f"?{game.name} has no bids: a player without a list simply does not mind")
     player = _player(ctx, game, node.player or "")
     standing = next(s for s in standings(ctx.session, game) if s.player.id == player.id)
     if standing.latest is not None:

@@ -5,8 +5,9 @@ from __future__ import annotations
 from sqlalchemy import select
 
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import effective_params, find_game, power_list, standings
+from judge.games import describe_params, find_game, is_auction, param_warnings, power_list, seats, standings
 from judge.methods import blind_auction as ba
+from judge.methods import preference as pref
 from judge.store.models import Game
 from judge.syntax import nodes
 from judge.templating import render
@@ -22,9 +23,11 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     if game is None:
         raise CommandRejected(f"there is no game ?{name}")
     try:
-        params = effective_params(game)
-    except ba.ParamError:
-        params = None
-    return render("list_game.txt.j2", game=game, params=params, powers=power_list(game),
+        param_warnings(game)
+        problem = None
+    except (ba.ParamError, pref.ParamError) as err:
+        problem = str(err)
+    return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
+                  auction=is_auction(game), seats=seats(game), powers=power_list(game),
                   standings=standings(ctx.session, game),
                   master=ctx.role == "master" and ctx.game is game).rstrip()

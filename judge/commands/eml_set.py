@@ -5,7 +5,7 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
-from judge.games import active_players, effective_params, param_warnings, set_state
+from judge.games import active_players, describe_params, is_auction, param_warnings, set_state
 from judge.methods import UnknownMethod, blind_auction as ba, get_method
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
@@ -45,6 +45,8 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
 @handles(nodes.SetParam)
 def set_param(ctx: Context, node: nodes.SetParam) -> str:
     game = ctx.require_master_in(("forming",), "T, M and D can only change before the auction starts")
+    if not is_auction(game):
+        raise CommandRejected(f"T, M and D belong to the Blind Auction; ?{game.name} uses {game.method}")
     if node.value == "T/U" and node.name != "D":
         raise CommandRejected("only D can be T/U")
     value: int | str = node.value if node.value == "T/U" else int(node.value)
@@ -71,9 +73,8 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
     game.variant = node.name
     game.powers = powers.as_json()
     game.params = get_method(game.method).default_params(len(powers)).as_dict()
-    p = effective_params(game)
     return (f"variant of ?{game.name} is now {node.name}: {powers.describe()}; "
-            f"T, M, D reset to {p.T}, {p.M}, {p.D}")
+            f"back to the defaults: {describe_params(game)}")
 
 
 @handles(nodes.SetMethod)
@@ -83,5 +84,7 @@ def set_method(ctx: Context, node: nodes.SetMethod) -> str:
         method = get_method(node.name)
     except UnknownMethod as err:
         raise CommandRejected(str(err)) from err
-    game.method = method.NAME
-    return f"method of ?{game.name} is {method.NAME}"
+    if method.NAME != game.method:
+        game.method = method.NAME
+        game.params = method.default_params(len(game.powers)).as_dict()
+    return f"method of ?{game.name} is {method.NAME}: {describe_params(game)}"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import active_players, find_game, find_player, notify
+from judge.games import active_players, find_game, find_player, notify, seats
 from judge.store.models import Player
 from judge.syntax import nodes
 
@@ -43,7 +43,7 @@ def signon(ctx: Context, node: nodes.Signon) -> str:
     if game.state != "forming":
         ctx.stop = True
         raise CommandRejected(f"?{game.name} is not taking new players (it is {game.state})")
-    U = len(game.powers)
+    U = seats(game)
     if len(active_players(game)) >= U:
         ctx.stop = True
         raise CommandRejected(f"?{game.name} is full ({U} players)")

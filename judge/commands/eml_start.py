@@ -1,4 +1,5 @@
-"""START (open the auction) and PROCESS (resolve now, before the deadline)."""
+"""START (open the auction, or assign by preference lists at once) and
+PROCESS (resolve an auction now, before the deadline)."""
 
 from __future__ import annotations
 
@@ -9,28 +10,37 @@ from judge.deadlines import format_time
 from judge.games import (
     active_players,
     effective_params,
+    is_auction,
     missing_players,
     notify,
     param_warnings,
     power_list,
     resolve_game,
+    seats,
     set_state,
 )
 from judge.methods import blind_auction as ba
+from judge.methods import preference as pref
 from judge.syntax import nodes
 
 
 @handles(nodes.Start)
 def start(ctx: Context, node: nodes.Start) -> str:
-    game = ctx.require_master_in(("forming",), "the auction has started already")
+    game = ctx.require_master_in(("forming",), "the game has started already")
     players = active_players(game)
-    U = len(game.powers)
+    U = seats(game)
     if len(players) != U:
         raise CommandRejected(f"?{game.name} has {len(players)} of its {U} players; it starts when all {U} have joined")
     try:
         warnings = param_warnings(game)
-    except ba.ParamError as err:
-        raise CommandRejected(f"the auction cannot start: {err}. Fix it with SET T, SET M or SET D") from err
+    except (ba.ParamError, pref.ParamError) as err:
+        raise CommandRejected(f"?{game.name} cannot start: {err}. Fix it with SET first") from err
+    if not is_auction(game):
+        # Preference lists are in already: the assignment is made now.
+        set_state(ctx.session, game, "bidding", ctx.now)
+        game.started_at = ctx.now
+        resolve_game(ctx.session, ctx.config, game, ctx.now)
+        return f"?{game.name} started: powers assigned; results sent to all {len(players)} players and to you"
     if game.deadline is None or game.deadline <= ctx.now:
         game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
     set_state(ctx.session, game, "bidding", ctx.now)

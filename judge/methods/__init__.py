@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from judge.methods import blind_auction
+from judge.methods import blind_auction, preference
 
-METHODS: dict[str, ModuleType] = {blind_auction.NAME: blind_auction}
-ALIASES = {"blind": blind_auction.NAME, "auction": blind_auction.NAME, "ba": blind_auction.NAME}
+METHODS: dict[str, ModuleType] = {blind_auction.NAME: blind_auction, preference.NAME: preference}
+ALIASES = {"blind": blind_auction.NAME, "auction": blind_auction.NAME, "ba": blind_auction.NAME,
+           "pref": preference.NAME, "preferences": preference.NAME, "njudge": preference.NAME}
 
 
 class UnknownMethod(ValueError):

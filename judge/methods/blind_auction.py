@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
 from judge.rng import DrawStream
+from judge.syntax.nodes import BidEntry
 from judge.variants import PowerList
 
 NAME = "blind-auction"
@@ -72,16 +73,6 @@ def check_params(U: int, params: Params) -> list[str]:
             f"M should be well under T-(U^2-U)/2 = {room} (at most 3/4 of it, {3 * room // 4}); it is {M}."
         )
     return warnings
-
-
-@dataclass(frozen=True)
-class BidEntry:
-    """One bid line as the parser read it: texts and where they stood."""
-
-    power: str
-    amount: str
-    line: int | None = None
-    column: int | None = None
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from judge.methods.blind_auction import BidEntry
+
+
+@dataclass(frozen=True)
+class BidEntry:
+    """One bid as written: "Austria 40" -> power "Austria", amount "40"."""
+
+    power: str
+    amount: str
+    line: int | None = None
+    column: int | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +77,22 @@ class SetVariant(Node):
 @dataclass(frozen=True)
 class SetMethod(Node):
     name: str
+
+
+@dataclass(frozen=True)
+class SetPreference(Node):
+    text: str  # the list as written ("" for none); OPTIMAL / SHORTCUT are the master's game options
+    text_column: int  # where the list begins in the line
+
+
+@dataclass(frozen=True)
+class SetPrefMode(Node):
+    mode: str  # list | both | random (nJudge's PRFLIST, PRFBOTH, PRFRAND)
+
+
+@dataclass(frozen=True)
+class SetPlayers(Node):
+    count: int
 
 
 @dataclass(frozen=True)

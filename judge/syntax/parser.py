@@ -8,7 +8,6 @@ from functools import cache
 
 from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
-from judge.methods.blind_auction import BidEntry
 from judge.resources import data_dir
 from judge.syntax import nodes
 from judge.syntax.errors import CommandSyntaxError
@@ -22,6 +21,8 @@ _EXPECTED = {
     "NAME": "a name",
     "REST": "a date and time (like 2026-12-01 18:00 UTC) or a delay (like +48h)",
     "NEW_PLAYER": "the new player's address",
+    "PREF_LIST": "a preference list (like E[FGR][TAI])",
+    "COUNT": "a number of players",
     "AMOUNT": "a number of points",
     "PARAM_VALUE": "a whole number (or T/U for D)",
     "WORD": "a power's name",
@@ -101,6 +102,19 @@ class _ToNodes(Transformer):
     def set_method(self, c):
         return nodes.SetMethod(**_HERE, name=str(c[0]))
 
+    def set_preference(self, c):
+        tok = c[0]
+        if tok is None:
+            return nodes.SetPreference(**_HERE, text="", text_column=0)
+        return nodes.SetPreference(**_HERE, text=str(tok).rstrip(), text_column=tok.column)
+
+    def set_mode(self, c):
+        return nodes.SetPrefMode(**_HERE, mode={"PRFLIST": "list", "PRFBOTH": "both",
+                                                "PRFRAND": "random"}[str(c[0]).upper()])
+
+    def set_players(self, c):
+        return nodes.SetPlayers(**_HERE, count=int(c[0]))
+
     def start_game(self, c):
         return nodes.Start(**_HERE)
 
@@ -136,7 +150,7 @@ class _ToNodes(Transformer):
 
     def bid(self, c):
         (name, column), amount = c[0], c[-1]
-        return BidEntry(power=name, amount=str(amount), line=0, column=column)
+        return nodes.BidEntry(power=name, amount=str(amount), line=0, column=column)
 
     def bids(self, c):
         return nodes.Bids(**_HERE, entries=tuple(c))

@@ -1,22 +1,14 @@
-"""The offline resolver: a `judge resolve` file in, a result record out.
-
-Pure: the same file and seed always give the same record. The daemon uses the
-same function, so a game's recorded input and seed replay to its result.
-"""
+"""The Blind Auction's record: bid texts in, assignment, chart and draws out."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, Mapping
 
 from judge import submission
 from judge.methods import blind_auction as ba
-from judge.methods import get_method
 from judge.rng import DrawStream
-from judge.variants import STANDARD_POWERS, make_power_list
-
-
-class ResolveInputError(ValueError):
-    """A resolver file that cannot be used; the message says which field."""
+from judge.resolution.errors import ResolveInputError
+from judge.variants import PowerList
 
 
 def _params(raw: Any, U: int) -> ba.Params:
@@ -36,35 +28,18 @@ def _params(raw: Any, U: int) -> ba.Params:
     return ba.Params(**merged)
 
 
-def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-    """Resolve a resolver file's content with `seed`; a JSON-ready record."""
-    if not isinstance(data, dict):
-        raise ResolveInputError("the file must hold a JSON object")
-    method = data.get("method", "blind-auction")
+def resolve(powers: PowerList, raw_params: Any, subs: Mapping[str, str], stream: DrawStream) -> dict[str, Any]:
     try:
-        module = get_method(str(method))
-    except ValueError as err:
-        raise ResolveInputError(str(err)) from err
-    try:
-        powers = make_power_list(data.get("powers") or STANDARD_POWERS)
-    except ValueError as err:
-        raise ResolveInputError(f"powers: {err}") from err
-    try:
-        params = _params(data.get("params"), len(powers))
-        warnings = module.check_params(len(powers), params)
+        params = _params(raw_params, len(powers))
+        warnings = ba.check_params(len(powers), params)
     except (ba.ParamError, TypeError) as err:
         raise ResolveInputError(f"params: {err}") from err
-    subs = data.get("submissions")
-    if not isinstance(subs, dict) or not subs:
-        raise ResolveInputError("submissions must be an object {player: text}")
     if len(subs) > len(powers):
         raise ResolveInputError(f"{len(subs)} players for {len(powers)} powers")
     bidlists: dict[str, ba.BidList] = {}
     rejected: dict[str, str] = {}
     violations: dict[str, list[dict[str, Any]]] = {}
     for player, text in subs.items():
-        if not isinstance(text, str):
-            raise ResolveInputError(f"submission of {player!r} must be text")
         checked = submission.check(submission.parse_text(text), powers, params)
         if checked.ok:
             bidlists[player] = checked.bids
@@ -73,12 +48,8 @@ def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
             bidlists[player] = ba.NO_PREFERENCE
             rejected[player] = "; ".join(v.message for v in checked.violations)
             violations[player] = [v.as_dict() for v in checked.violations]
-    stream = DrawStream(seed)
-    outcome = module.resolve(powers, params, bidlists, stream)
+    outcome = ba.resolve(powers, params, bidlists, stream)
     return {
-        "method": module.NAME,
-        "seed": seed.hex(),
-        "powers": powers.as_json(),
         "params": params.as_dict(),
         "warnings": warnings,
         "assignment": outcome.assignment,

@@ -1,0 +1,160 @@
+"""Timing of the exact preference assignment (judge.methods.exact_assignment).
+
+Run:  .venv/bin/python bench/bench_exact_assignment.py [--cases 400] [--sizes 7,10,17,36]
+
+For each N, several hundred realistic N x N weight matrices are built from
+preference lists (doubled values 2 * (N - position)): a common popularity
+order plus per-player noise; 30% of players put a bracket of 2-4 equal
+positions (each gets the average position), 30% give partial lists (the
+unlisted powers share the average of the remaining positions), 3% give an
+empty list (all equal). `solve` with a DrawStream is timed against scipy's
+`linear_sum_assignment` on the primary objective alone (maximise the total:
+minimise -w) on the same matrix; the two are interleaved so slow phases of
+the machine hit both alike. Ratios are median/median and p99/p99. The gate
+at N = 36 is median ratio <= 10 and p99 ratio <= 25. Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import random
+import statistics
+import sys
+from pathlib import Path
+from time import perf_counter_ns
+
+import numpy as np
+from scipy.optimize import linear_sum_assignment
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+
+from judge.methods.exact_assignment import solve  # noqa: E402
+from judge.rng import DrawStream  # noqa: E402
+
+
+def realistic_list_positions(rnd: random.Random, popularity: list[float], noise: float) -> list[float]:
+    """Position (1 = first, may be half-integral) of every power for one player."""
+    n = len(popularity)
+    u = rnd.random()
+    if u < 0.03:  # empty list: all equal
+        return [(n + 1) / 2] * n
+    keys = [popularity[j] + rnd.gauss(0.0, noise) for j in range(n)]
+    order = sorted(range(n), key=lambda j: keys[j])
+    pos = [0.0] * n
+    for k, j in enumerate(order):
+        pos[j] = float(k + 1)
+    u = rnd.random()
+    if u < 0.30 and n >= 2:  # a bracket of 2-4 equal positions
+        size = min(n, rnd.randint(2, 4))
+        start = rnd.randint(0, n - size)
+        avg = sum(range(start + 1, start + size + 1)) / size
+        for j in order[start:start + size]:
+            pos[j] = avg
+    elif u < 0.60 and n >= 2:  # partial list
+        listed = rnd.randint(1, n - 1)
+        avg = sum(range(listed + 1, n + 1)) / (n - listed)
+        for j in order[listed:]:
+            pos[j] = avg
+    return pos
+
+
+def realistic_matrix(rnd: random.Random, n: int, noise_max: float = 1.5) -> np.ndarray:
+    popularity = [rnd.gauss(0.0, 1.0) for _ in range(n)]
+    noise = rnd.uniform(0.3, noise_max)
+    rows = []
+    for _ in range(n):
+        pos = realistic_list_positions(rnd, popularity, noise)
+        rows.append([round(2 * (n - p)) for p in pos])
+    return np.array(rows, dtype=np.int64)
+
+
+def pct(xs: list[float], q: float) -> float:
+    xs = sorted(xs)
+    k = min(len(xs) - 1, max(0, round(q * (len(xs) - 1))))
+    return xs[k]
+
+
+def run(n: int, cases: int, reps: int, seed: int, noise_max: float = 1.5) -> dict[str, float]:
+    rnd = random.Random(seed * 1000 + n)
+    mats = [realistic_matrix(rnd, n, noise_max) for _ in range(cases)]
+    # warm up
+    for m in mats[:20]:
+        solve(m, DrawStream(b"warm"))
+        linear_sum_assignment(-m)
+    t_solve: list[float] = []
+    t_lsa: list[float] = []
+    tied_cases = 0
+    largest = 0
+    inexact = 0
+    for k, m in enumerate(mats):
+        neg = -m
+        for rep in range(reps):
+            stream = DrawStream(b"bench" + k.to_bytes(4, "big") + rep.to_bytes(2, "big"))
+            a = perf_counter_ns()
+            linear_sum_assignment(neg)
+            b = perf_counter_ns()
+            sol = solve(m, stream)
+            c = perf_counter_ns()
+            t_lsa.append((b - a) / 1000)
+            t_solve.append((c - b) / 1000)
+        if sol.tied > 1:
+            tied_cases += 1
+        if not sol.exact:
+            inexact += 1
+        for blk in sol.blocks:
+            largest = max(largest, max(len(blk.rows), len(blk.cols)))
+    return {
+        "n": n,
+        "lsa_med": statistics.median(t_lsa),
+        "lsa_p99": pct(t_lsa, 0.99),
+        "sol_med": statistics.median(t_solve),
+        "sol_p99": pct(t_solve, 0.99),
+        "sol_max": max(t_solve),
+        "ties": tied_cases / len(mats),
+        "largest": largest,
+        "inexact": inexact,
+    }
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--cases", type=int, default=400, help="matrices per N")
+    ap.add_argument("--reps", type=int, default=3, help="timed solves per matrix")
+    ap.add_argument("--sizes", default="7,10,17,36")
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--noise-max", type=float, default=1.5, help="upper end of the per-game noise level")
+    ap.add_argument("--pathological", action="store_true",
+                    help="also time random 3-level tables (N = 17, 36): exact counting or the fallback")
+    args = ap.parse_args()
+    sizes = [int(x) for x in args.sizes.split(",")]
+    print(f"{args.cases} realistic matrices per N, {args.reps} timed solves each; microseconds")
+    print("| N | LSA primary median | LSA p99 | exact+uniform median | p99 | max | ratio median | ratio p99 |"
+          " cases with ties | largest block | inexact |")
+    print("| --- | --- | --- | --- | --- | --- | --- | --- | --- | --- | --- |")
+    for n in sizes:
+        r = run(n, args.cases, args.reps, args.seed, args.noise_max)
+        print(
+            f"| {n} | {r['lsa_med']:.1f} | {r['lsa_p99']:.1f} | {r['sol_med']:.1f} | {r['sol_p99']:.1f} |"
+            f" {r['sol_max']:.0f} | {r['sol_med'] / r['lsa_med']:.1f} | {r['sol_p99'] / r['lsa_p99']:.1f} |"
+            f" {100 * r['ties']:.0f}% | {r['largest']} | {r['inexact']} |"
+        )
+
+    if args.pathological:
+        print()
+        print("| pathological (random 3-level values) | median ms | max ms | exact |")
+        print("| --- | --- | --- | --- |")
+        rnd = random.Random(args.seed)
+        for n in (17, 36):
+            times = []
+            exact = 0
+            for k in range(10):
+                m = np.array([[2 * rnd.randrange(3) for _ in range(n)] for _ in range(n)])
+                a = perf_counter_ns()
+                sol = solve(m, DrawStream(b"path" + bytes([k])))
+                times.append((perf_counter_ns() - a) / 1e6)
+                exact += sol.exact
+            print(f"| N = {n} | {statistics.median(times):.1f} | {max(times):.1f} | {exact}/10 |")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,114 @@
+"""nJudge's preference commands: SET PREFERENCE list (players), and the
+master's SET PREFERENCE OPTIMAL|SHORTCUT, SET PRFLIST|PRFBOTH|PRFRAND and
+SET PLAYERS n."""
+
+from __future__ import annotations
+
+from judge import audit
+from judge.commands.base import CommandRejected, Context, handles
+from judge.games import active_players, find_player, game_params, notify, power_list, seats, standings
+from judge.methods import preference as pref
+from judge.resolution.preference import read_list
+from judge.store.models import Game, Submission
+from judge.syntax import nodes
+
+_OPTIONS = {"OPTIMAL": False, "SHORTCUT": True}
+_MODE_NAMES = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}
+
+
+def _preference_game(ctx: Context, game: Game) -> None:
+    if game.method != pref.NAME:
+        raise CommandRejected(f"?{game.name} uses the {game.method} method, not preference lists")
+
+
+def _set_param(game: Game, **changes) -> None:
+    game.params = {**game.params, **changes}
+
+
+@handles(nodes.SetPreference)
+def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
+    game = ctx.require_game()
+    _preference_game(ctx, game)
+    option = node.text.strip().upper()
+    if ctx.role == "master" and option in _OPTIONS:
+        ctx.require_master_in(("forming",), "the game's options can only change before it starts")
+        _set_param(game, shortcut=_OPTIONS[option])
+        return ("the uncontested first choices are given first (the seed's shortcut)" if _OPTIONS[option]
+                else "powers are assigned by the exact optimum alone (no shortcut)")
+    player = ctx.player
+    if ctx.role == "master":
+        player = find_player(game, ctx.sender)
+        if player is None or player.status != "active" or player.address.casefold() != ctx.sender.casefold():
+            raise CommandRejected(f"the master is not a player of ?{game.name}: to play as well, send "
+                                  f"SIGNON ?{game.name} yourpassword before SET PREFERENCE")
+    if player is None:
+        ctx.require_player()
+    if game.state != "forming":
+        raise CommandRejected(f"?{game.name} has started: preference lists can no longer change")
+    powers = power_list(game)
+    try:
+        lst = read_list(node.text, powers, game_params(game))
+    except pref.PreferenceError as err:
+        column = node.text_column + err.column - 1 if node.text_column else node.column
+        ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
+                                   received_at=ctx.now, text=node.text, valid=False, bids=None,
+                                   violations=[{"rule": "preference", "message": str(err), "column": column}]))
+        raise CommandRejected(f"column {column}: {err}. Your list is unchanged") from err
+    ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
+                               received_at=ctx.now, text=node.text, valid=True, bids=lst.as_json(),
+                               violations=[]))
+    ctx.session.flush()
+    _mail_lists_to_master(ctx, game)
+    return f"preference list for ?{game.name}: {describe(lst)}"
+
+
+def describe(lst: pref.Preference) -> str:
+    if lst.random:
+        return "* (a random power)"
+    if not lst.groups:
+        return "none (you do not mind which power you get)"
+    parts = [g[0] if len(g) == 1 else "[" + ", ".join(g) + "]" for g in lst.groups]
+    return ", then ".join(parts) + ("; any other power after these" if parts else "")
+
+
+def _mail_lists_to_master(ctx: Context, game: Game) -> None:
+    """nJudge mails the master every list at every change."""
+    powers = power_list(game)
+    lists = []
+    for s in standings(ctx.session, game):
+        if s.counting is None:
+            lists.append((s.player, None))
+        else:
+            lists.append((s.player, read_list(s.counting.text, powers, game_params(game))))
+    notify(ctx.session, ctx.config, ctx.now, "gm/preference_lists.txt.j2", [game.gm_address], game=game,
+           lists=lists, describe=describe, seats=seats(game), params=game_params(game), powers=powers)
+
+
+@handles(nodes.SetPrefMode)
+def set_mode(ctx: Context, node: nodes.SetPrefMode) -> str:
+    game = ctx.require_master_in(("forming",), "the assignment mode can only change before the game starts")
+    _preference_game(ctx, game)
+    _set_param(game, mode=node.mode)
+    audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id, mode=node.mode)
+    return {
+        "list": "PRFLIST: powers are assigned by the preference lists",
+        "both": "PRFBOTH: a player may send SET PREFERENCE * for a random power, given before the lists",
+        "random": "PRFRAND: every power is assigned at random",
+    }[node.mode]
+
+
+@handles(nodes.SetPlayers)
+def set_players(ctx: Context, node: nodes.SetPlayers) -> str:
+    game = ctx.require_master_in(("forming",), "the number of players can only change before the game starts")
+    _preference_game(ctx, game)
+    U = len(game.powers)
+    if not 1 <= node.count <= U:
+        raise CommandRejected(f"a game of {U} powers takes between 1 and {U} players")
+    joined = len(active_players(game))
+    if joined > node.count:
+        raise CommandRejected(f"{joined} players have joined already")
+    _set_param(game, players=None if node.count == U else node.count)
+    if node.count == U:
+        return f"?{game.name} takes {U} players, one power each"
+    return (f"?{game.name} is a duplex game: {node.count} players share the {U} powers, "
+            f"assigned in rounds until every power is taken")

@@ -1,0 +1,383 @@
+"""nJudge preference lists, solved exactly, with uniform tie-breaks.
+
+Rules: ../shared/seeds/njudge-preferences.txt, made exact (docs/preference.md):
+
+1. Players who asked for `*` (mode "both") and everybody in mode "random"
+   get a uniformly random power first, in canonical player order.
+2. Shortcut (on by default, as the seed asks): a player whose first remaining
+   choice is a single power that no other player has in their first remaining
+   group gets it. All such players at once, one pass.
+3. The value of a power for a player is N - X (N the number of powers of the
+   variant, X its position in the player's list); a bracket gets the average of
+   the positions it covers; unlisted powers share the average of the
+   remaining positions. Values are multiples of 1/2: we work with doubled
+   integers.
+4. The remaining players get the assignment of highest total value; among
+   those, the lowest standard deviation; among those, one drawn uniformly
+   among ALL of them (judge.methods.exact_assignment).
+5. Duplex games (fewer players than powers): rounds of 1-4 until every power
+   is taken.
+
+Pure: state + stream -> outcome. No I/O, no clock, no global randomness.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, field
+from typing import Any, Mapping, Sequence
+
+from judge.methods import exact_assignment
+from judge.rng import DrawStream
+from judge.syntax.preference import ListSyntaxError, Word, parse_list
+from judge.variants import PowerList
+
+NAME = "preference"
+MODES = ("list", "both", "random")  # nJudge's PRFLIST, PRFBOTH, PRFRAND
+
+
+class ParamError(ValueError):
+    """Parameters with which no assignment can be made."""
+
+
+class PreferenceError(ValueError):
+    """A list that cannot be used: the column (1-based, in the list) and why."""
+
+    def __init__(self, column: int, message: str) -> None:
+        self.column = column
+        super().__init__(message)
+
+
+@dataclass(frozen=True)
+class Params:
+    mode: str = "list"  # list | both | random
+    shortcut: bool = True  # the seed's uncontested-first-choice step
+    players: int | None = None  # duplex: this many players share the powers
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"mode": self.mode, "shortcut": self.shortcut, "players": self.players}
+
+
+def default_params(U: int) -> Params:
+    return Params()
+
+
+def params_from(raw: Mapping[str, Any] | None, U: int) -> Params:
+    raw = dict(raw or {})
+    unknown = set(raw) - {"mode", "shortcut", "players"}
+    if unknown:
+        raise ParamError(f"unknown params: {', '.join(sorted(unknown))} (preference takes mode, shortcut, players)")
+    mode = raw.get("mode", "list")
+    if mode not in MODES:
+        raise ParamError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
+    shortcut = raw.get("shortcut", True)
+    if not isinstance(shortcut, bool):
+        raise ParamError(f"shortcut must be true or false, not {shortcut!r}")
+    players = raw.get("players")
+    if players is not None and (not isinstance(players, int) or isinstance(players, bool)):
+        raise ParamError(f"players must be a whole number, not {players!r}")
+    params = Params(mode, shortcut, players)
+    check_params(U, params)
+    return params
+
+
+def check_params(U: int, params: Params) -> list[str]:
+    if params.players is not None and not 1 <= params.players <= U:
+        raise ParamError(f"players must be between 1 and the {U} powers, not {params.players}")
+    return []
+
+
+def seats(U: int, params: Params) -> int:
+    """How many players the game takes."""
+    return params.players or U
+
+
+@dataclass(frozen=True)
+class Preference:
+    """A player's list: groups of equally preferred powers, best first."""
+
+    groups: tuple[tuple[str, ...], ...] = ()
+    random: bool = False  # "*"
+
+    @property
+    def empty(self) -> bool:
+        return not self.groups and not self.random
+
+    def as_text(self, powers: PowerList) -> str:
+        """The list written back in letters (names where a power has none)."""
+        if self.random:
+            return "*"
+        short = {p.name: p.letter or p.name for p in powers}
+
+        def one(names: Sequence[str]) -> str:
+            parts = [short[n] for n in names]
+            joined = "".join(parts) if all(len(x) == 1 for x in parts) else " ".join(parts)
+            return joined
+
+        out = []
+        for g in self.groups:
+            out.append(one(g) if len(g) == 1 else f"[{one(g)}]")
+        return "".join(out) if all(len(short[n]) == 1 for g in self.groups for n in g) else " ".join(out)
+
+    def as_json(self) -> dict[str, Any]:
+        return {"random": self.random, "groups": [list(g) for g in self.groups]}
+
+
+def read_preference(text: str, powers: PowerList) -> Preference:
+    """The list a player wrote; PreferenceError names the column at fault."""
+    try:
+        raw = parse_list(text)
+    except ListSyntaxError as err:
+        raise PreferenceError(err.column, str(err)) from err
+    if raw.random:
+        return Preference(random=True)
+    seen: dict[str, int] = {}
+    groups: list[tuple[str, ...]] = []
+    items = list(raw.items)
+    i = 0
+    while i < len(items):
+        item = items[i]
+        if isinstance(item, tuple):
+            names = _words_to_powers(list(item), powers, seen)
+            if names:
+                groups.append(tuple(names))
+            i += 1
+            continue
+        # A run of plain words: multi-word names may span several of them.
+        run = []
+        while i < len(items) and not isinstance(items[i], tuple):
+            run.append(items[i])
+            i += 1
+        groups.extend((n,) for n in _words_to_powers(run, powers, seen))
+    return Preference(tuple(groups))
+
+
+def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int]) -> list[str]:
+    out: list[str] = []
+    k = 0
+    multi = sorted((p for p in powers if " " in p.name), key=lambda p: -len(p.name.split()))
+    while k < len(words):
+        w = words[k]
+        matched = None
+        for p in multi:  # "North Africa" written as two words
+            n = len(p.name.split())
+            if " ".join(x.text for x in words[k:k + n]).casefold() == p.name.casefold():
+                matched, k = p.name, k + n
+                break
+        if matched:
+            _take(matched, w.column, w.text, seen, out)
+            continue
+        whole = powers.lookup(w.text)
+        if whole is not None and (len(w.text) > 1 or whole.letter):
+            _take(whole.name, w.column, w.text, seen, out)
+        else:
+            # Letters run together, as nJudge players write them: "FRIGATE".
+            for offset, ch in enumerate(w.text):
+                p = _by_letter(ch, powers)
+                if p is None:
+                    raise PreferenceError(
+                        w.column + offset,
+                        f"'{ch}' is not a power's letter (in '{w.text}'); the powers are {powers.describe()}",
+                    )
+                _take(p.name, w.column + offset, ch, seen, out)
+        k += 1
+    return out
+
+
+def _by_letter(ch: str, powers: PowerList):
+    key = ch.casefold()
+    for p in powers:
+        if p.letter and p.letter.casefold() == key:
+            return p
+    return None
+
+
+def _take(name: str, column: int, written: str, seen: dict[str, int], out: list[str]) -> None:
+    if name in seen:
+        raise PreferenceError(column, f"'{written}' ({name}) is listed twice (first at column {seen[name]})")
+    seen[name] = column
+    out.append(name)
+
+
+def doubled_values(pref: Preference, powers: PowerList) -> dict[str, int]:
+    """2 x value of every power for this player (exact integers)."""
+    N = len(powers)
+    values: dict[str, int] = {}
+    position = 1
+    for group in pref.groups:
+        first, last = position, position + len(group) - 1
+        for name in group:
+            values[name] = 2 * N - (first + last)
+        position = last + 1
+    rest = [p.name for p in powers if p.name not in values]
+    if rest:
+        first, last = position, N
+        for name in rest:
+            values[name] = 2 * N - (first + last)
+    return values
+
+
+def player_order(players: Sequence[str]) -> list[str]:
+    return sorted(players, key=lambda s: (s.casefold(), s))
+
+
+@dataclass
+class Round:
+    number: int
+    random: dict[str, str] = field(default_factory=dict)
+    shortcut: dict[str, str] = field(default_factory=dict)
+    optimized: dict[str, str] = field(default_factory=dict)
+    total: float = 0.0
+    stddev: float = 0.0
+    tied: int = 1
+    exact: bool = True
+    blocks: list[dict[str, Any]] = field(default_factory=list)
+    shortcut_check: dict[str, Any] | None = None
+
+    def as_dict(self) -> dict[str, Any]:
+        return {
+            "round": self.number, "random": self.random, "shortcut": self.shortcut,
+            "optimized": self.optimized, "total": self.total, "stddev": self.stddev,
+            "tied": self.tied, "exact": self.exact, "blocks": self.blocks,
+            "shortcut_check": self.shortcut_check,
+        }
+
+
+@dataclass
+class Outcome:
+    assignment: dict[str, list[str]]  # player -> powers (one unless duplex)
+    values: dict[str, float]  # player -> sum of the values of their powers
+    total: float
+    stddev: float
+    tied: int
+    exact: bool
+    unassigned: list[str]
+    rounds: list[Round]
+    draws: list[dict[str, Any]]
+
+
+def _stddev(values: Sequence[float]) -> float:
+    if not values:
+        return 0.0
+    mean = sum(values) / len(values)
+    return math.sqrt(max(0.0, sum(v * v for v in values) / len(values) - mean * mean))
+
+
+def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], stream: DrawStream) -> Outcome:
+    """Assign the powers. `lists` holds every player's list (empty: don't care)."""
+    players = player_order(list(lists))
+    if not players:
+        raise ParamError("no players")
+    if params.players is None and len(players) > len(powers):
+        raise ParamError(f"{len(players)} players for {len(powers)} powers")
+    names = [p.name for p in powers]
+    values = {pl: doubled_values(lists[pl], powers) for pl in players}
+    remaining = list(names)
+    got: dict[str, list[str]] = {pl: [] for pl in players}
+    rounds: list[Round] = []
+    while remaining:
+        r = Round(len(rounds) + 1)
+        _one_round(r, players, remaining, lists, values, params, stream, got)
+        rounds.append(r)
+        if params.players is None:
+            break  # not duplex: one power each
+    player_values = {pl: sum(values[pl][w] for w in got[pl]) / 2 for pl in players}
+    return Outcome(
+        assignment={pl: list(got[pl]) for pl in players},
+        values=player_values,
+        total=sum(player_values.values()),
+        stddev=_stddev(list(player_values.values())),
+        tied=math.prod(r.tied for r in rounds),
+        exact=all(r.exact for r in rounds),
+        unassigned=[w for w in names if w in remaining],
+        rounds=rounds,
+        draws=stream.records(),
+    )
+
+
+def _one_round(r: Round, players: list[str], remaining: list[str], lists: Mapping[str, Preference],
+               values: Mapping[str, Mapping[str, int]], params: Params, stream: DrawStream,
+               got: dict[str, list[str]]) -> None:
+    open_players = list(players)
+    # 1. Random powers: everybody in mode "random", "*" players in mode "both".
+    for pl in players:
+        if not remaining:
+            break
+        if params.mode == "random" or (params.mode == "both" and lists[pl].random):
+            power = stream.choice(list(remaining), what="random-power", round=r.number, player=pl)
+            r.random[pl] = power
+            got[pl].append(power)
+            remaining.remove(power)
+            open_players.remove(pl)
+    if not remaining or not open_players:
+        return
+    before = list(remaining)
+    # 2. The shortcut: uncontested single first choices.
+    shortcut = first_choice_shortcut(open_players, remaining, lists) if params.shortcut else {}
+    for pl, power in shortcut.items():
+        r.shortcut[pl] = power
+        got[pl].append(power)
+        remaining.remove(power)
+    rest_players = [pl for pl in open_players if pl not in shortcut]
+    # 3-4. The exact optimum of the rest, uniform among all co-optimal assignments.
+    if rest_players and remaining:
+        columns = list(remaining)
+        weights = [[values[pl][w] for w in columns] for pl in rest_players]
+        sol = exact_assignment.solve(weights, stream, what="co-optimal")
+        for pl, col in zip(rest_players, sol.assignment):
+            if col is not None:
+                r.optimized[pl] = columns[col]
+                got[pl].append(columns[col])
+                remaining.remove(columns[col])
+        r.tied, r.exact = sol.tied, sol.exact
+        r.blocks = [{"players": [rest_players[i] for i in b.rows], "powers": [columns[j] for j in b.cols],
+                     "count": b.count, "index": b.index, "exact": b.exact} for b in sol.blocks]
+    round_values = [values[pl][p] / 2 for pl, p in {**r.shortcut, **r.optimized}.items()]
+    r.total = sum(round_values)
+    r.stddev = _stddev(round_values)
+    if params.shortcut and shortcut:
+        r.shortcut_check = compare_without_shortcut(open_players, before, values, r)
+
+
+def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
+                          lists: Mapping[str, Preference]) -> dict[str, str]:
+    """The seed's step: each player's first remaining group; a single power
+    that is in nobody else's first remaining group goes to that player.
+
+    Only what a player listed is a choice: a player whose list is empty or
+    used up has no first choice, so takes nothing here and contests nothing
+    (not minding which power one gets is no claim on any of them)."""
+    left = set(remaining)
+    first: dict[str, set[str]] = {}
+    for pl in players:
+        group: set[str] = set()
+        for g in lists[pl].groups:
+            group = {w for w in g if w in left}
+            if group:
+                break
+        first[pl] = group
+    out = {}
+    for pl in players:
+        if len(first[pl]) == 1:
+            (w,) = first[pl]
+            if not any(w in first[q] for q in players if q != pl):
+                out[pl] = w
+    return out
+
+
+def compare_without_shortcut(players: Sequence[str], powers_before: Sequence[str],
+                             values: Mapping[str, Mapping[str, int]], r: Round) -> dict[str, Any]:
+    """The round's (total, std-dev) with the shortcut, and the optimum without it."""
+    weights = [[values[pl][w] for w in powers_before] for pl in players]
+    total2, squares2 = exact_assignment.optimum(weights)
+    n = len(players)
+    assigned = {**r.shortcut, **r.optimized}
+    with_vals = [values[pl][assigned[pl]] for pl in players if pl in assigned]
+    w_total, w_sq = sum(with_vals), sum(v * v for v in with_vals)
+
+    def stats(total: int, squares: int) -> dict[str, float]:
+        mean = total / 2 / n
+        return {"total": total / 2, "stddev": math.sqrt(max(0.0, squares / 4 / n - mean * mean))}
+
+    return {"with": stats(w_total, w_sq), "without": stats(total2, squares2),
+            "differs": (w_total, w_sq) != (total2, squares2)}

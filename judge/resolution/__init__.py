@@ -1,0 +1,43 @@
+"""Resolution records: a `judge resolve` file in, a JSON-ready record out.
+
+Pure: the same file and seed always give the same record. The daemon builds
+the same file from a game and calls the same function, so a game's recorded
+input and seed replay to its result. One module per method reads the
+method's submissions (texts as players mail them) and writes its record.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from judge.methods import get_method
+from judge.rng import DrawStream
+from judge.resolution.errors import ResolveInputError
+from judge.variants import STANDARD_POWERS, make_power_list
+
+__all__ = ["ResolveInputError", "run_resolution"]
+
+
+def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+    """Resolve a resolver file's content with `seed`; a JSON-ready record."""
+    from judge.resolution import blind_auction, preference
+
+    if not isinstance(data, dict):
+        raise ResolveInputError("the file must hold a JSON object")
+    try:
+        module = get_method(str(data.get("method", "blind-auction")))
+    except ValueError as err:
+        raise ResolveInputError(str(err)) from err
+    try:
+        powers = make_power_list(data.get("powers") or STANDARD_POWERS)
+    except ValueError as err:
+        raise ResolveInputError(f"powers: {err}") from err
+    subs = data.get("submissions")
+    if not isinstance(subs, dict) or not subs:
+        raise ResolveInputError("submissions must be an object {player: text}")
+    for player, text in subs.items():
+        if not isinstance(text, str):
+            raise ResolveInputError(f"submission of {player!r} must be text")
+    resolver = {"blind-auction": blind_auction, "preference": preference}[module.NAME]
+    record = resolver.resolve(powers, data.get("params"), subs, DrawStream(seed))
+    return {"method": module.NAME, "seed": seed.hex(), "powers": powers.as_json(), **record}

@@ -1,0 +1,61 @@
+"""The preference method's record: lists in, assignment, values and draws out."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from judge.methods import preference as pref
+from judge.rng import DrawStream
+from judge.resolution.errors import ResolveInputError
+from judge.variants import PowerList
+
+
+def read_list(text: str, powers: PowerList, params: pref.Params) -> pref.Preference:
+    """A submission as a player mails it: the list itself, or a whole
+    `SET PREFERENCE list` line."""
+    body = text.strip()
+    head = body.split(None, 2)
+    if len(head) >= 2 and head[0].casefold() == "set" and head[1].casefold() in ("preference", "pref",
+                                                                                  "preferences"):
+        body = head[2] if len(head) == 3 else ""
+    result = pref.read_preference(body, powers)
+    if result.random and params.mode == "list":
+        raise pref.PreferenceError(1, "this game takes lists only (PRFLIST); * is not allowed")
+    return result
+
+
+def resolve(powers: PowerList, raw_params: Any, subs: Mapping[str, str], stream: DrawStream) -> dict[str, Any]:
+    if raw_params is not None and not isinstance(raw_params, dict):
+        raise ResolveInputError("params must be an object like {\"mode\": \"list\", \"shortcut\": true}")
+    try:
+        params = pref.params_from(raw_params, len(powers))
+    except pref.ParamError as err:
+        raise ResolveInputError(f"params: {err}") from err
+    limit = pref.seats(len(powers), params)
+    if len(subs) > limit:
+        raise ResolveInputError(f"{len(subs)} players for {limit} places")
+    lists: dict[str, pref.Preference] = {}
+    rejected: dict[str, str] = {}
+    for player, text in subs.items():
+        try:
+            lists[player] = read_list(text, powers, params)
+        except pref.PreferenceError as err:
+            # Like nJudge: an unusable list counts as no list (don't care).
+            lists[player] = pref.Preference()
+            rejected[player] = f"column {err.column}: {err}"
+    outcome = pref.resolve(powers, params, lists, stream)
+    duplex = params.players is not None
+    return {
+        "params": params.as_dict(),
+        "preferences": {pl: {**lists[pl].as_json(), "text": lists[pl].as_text(powers)} for pl in outcome.assignment},
+        "rejected": rejected,
+        "assignment": {pl: (ws if duplex else (ws[0] if ws else None)) for pl, ws in outcome.assignment.items()},
+        "values": outcome.values,
+        "total": outcome.total,
+        "stddev": outcome.stddev,
+        "tied": outcome.tied,
+        "exact": outcome.exact,
+        "unassigned": outcome.unassigned,
+        "rounds": [r.as_dict() for r in outcome.rounds],
+        "draws": outcome.draws,
+    }
