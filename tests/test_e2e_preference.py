@@ -35,8 +35,9 @@ def test_njudge_style_preference_game(harness):
 
     h.mail("gus@example.test", "signon ?prefs pass\nset preference EFX\nset preference EFGE\nsignoff")
     reply = h.body(h.last_to("gus@example.test"))
-    assert "column 18: 'X' is not a power's letter" in reply
-    assert "column 19: 'E' (England) is listed twice" in reply
+    assert "line 2, column 18: 'X' is not a power's letter" in reply
+    assert "    SET PREFERENCE EFX\n                     ^" in reply
+    assert "line 3, column 19: 'E' (England) is listed twice" in reply
     h.mail("gus@example.test", "signon ?prefs pass\nset pref GA")
 
     # A change of mind before the start counts.

@@ -53,7 +53,10 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
         ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
                                    received_at=ctx.now, text=node.text, valid=False, bids=None,
                                    violations=[{"rule": "preference", "message": str(err), "column": column}]))
-        raise CommandRejected(f"column {column}: {err}. Your list is unchanged") from err
+        shown = f"SET PREFERENCE {node.text}"
+        caret = " " * (len("SET PREFERENCE ") + (column - node.text_column if node.text_column else 0)) + "^"
+        raise CommandRejected(f"line {node.line}, column {column}: {err}. Your list is unchanged.\n"
+                              f"    {shown}\n    {caret}") from err
     ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
                                received_at=ctx.now, text=node.text, valid=True, bids=lst.as_json(),
                                violations=[]))
