@@ -101,9 +101,16 @@ from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
-from scipy.optimize import linear_sum_assignment
 
 from judge.rng import Draw, DrawStream
+
+
+def _lsa():
+    """scipy's solver, imported on first use: scipy.optimize takes about half
+    a second to import, which every `judge` command would otherwise pay."""
+    from scipy.optimize import linear_sum_assignment
+
+    return linear_sum_assignment
 
 DEFAULT_COUNT_LIMIT = 200_000
 _FLOAT_EXACT = 1 << 53
@@ -195,7 +202,7 @@ def optimum(weights: Any) -> tuple[int, int]:
     if w.size == 0:
         return 0, 0
     c, n, K, maxw = _costs(w)
-    rows, cols = linear_sum_assignment(c)
+    rows, cols = _lsa()(c)
     opt = int(c[rows, cols].sum())
     # every cell, dummies included, costs K * (maxw - w) + w**2
     return n * maxw - opt // K, opt % K
@@ -615,7 +622,7 @@ def _analyse(weights: Any) -> _Analysis:
     if p == 0 or q == 0:
         return _Analysis(p, q, list(range(max(p, q))), [], 0, 0)
     c, n, K, maxw = _costs(w)
-    _, sigma = linear_sum_assignment(c)
+    _, sigma = _lsa()(c)
     cs = c[:, sigma]  # cs[i, k]: player i on the power now held by player k
     diag = cs.diagonal()
     opt = int(diag.sum())
