@@ -20,7 +20,10 @@ STD = variant_powers("standard")
     ("E(FGR)(TAI)", [["England"], ["France", "Germany", "Russia"], ["Turkey", "Austria", "Italy"]]),
     ("FRIGATE", [["France"], ["Russia"], ["Italy"], ["Germany"], ["Austria"], ["Turkey"], ["England"]]),
     ("France, Russia, [Italy Germany] Turkey", [["France"], ["Russia"], ["Italy", "Germany"], ["Turkey"]]),
-    ("Eng > Fra > [aus tur]", [["England"], ["France"], ["Austria", "Turkey"]]),
+    ("Eng > France > [aus tur]", [["England"], ["France"], ["Austria", "Turkey"]]),
+    # Letters run together win over abbreviations, as nJudge reads them.
+    ("E[FRA]", [["England"], ["France", "Russia", "Austria"]]),
+    ("GER", [["Germany"], ["England"], ["Russia"]]),
     ("F R", [["France"], ["Russia"]]),
     ("", []),
     ("[]E", [["England"]]),

@@ -197,7 +197,10 @@ def render(rnd: random.Random, groups, plist) -> str:
     """A list as a player might write it: letters run together, names or
     abbreviations, brackets [] or (), random case, separators."""
     meta = {p.name: p for p in plist}
-    spelled = {x.casefold() for p in plist for x in (p.name, p.abbreviation)}
+    # Letters run together are read as letters even where they spell an
+    # abbreviation ("FRA": France, Russia, Austria); only a full name wins.
+    spelled = {p.name.casefold() for p in plist}
+    letters_of = {p.letter.casefold() for p in plist if p.letter}
     all_letters = all(p.letter for p in plist)
     style = rnd.choice(["letters", "letters", "names", "abbr", "mixed"]) if all_letters else rnd.choice(
         ["names", "abbr", "mixed"])
@@ -207,7 +210,7 @@ def render(rnd: random.Random, groups, plist) -> str:
         return rnd.choice([s, s.lower(), s.upper()])
 
     if style == "letters":
-        def word(names):  # a run of letters, spaced where it would spell a name or abbreviation
+        def word(names):  # a run of letters, spaced where it would spell a name
             letters = [meta[n].letter for n in names]
             joined = "".join(letters)
             return case_of(" ".join(letters) if len(letters) > 1 and joined.casefold() in spelled else joined)
@@ -230,7 +233,7 @@ def render(rnd: random.Random, groups, plist) -> str:
         kind = {"names": "name", "abbr": "abbr"}.get(style) or rnd.choice(["name", "abbr", "letter"])
         if kind == "letter" and meta[n].letter:
             return case_of(meta[n].letter)
-        if kind == "abbr":
+        if kind == "abbr" and not all(ch.casefold() in letters_of for ch in meta[n].abbreviation):
             return case_of(meta[n].abbreviation)
         return case_of(n)
 
@@ -338,20 +341,37 @@ def check_record(case: Case, rec: dict) -> dict:
     assert len(rec["rounds"]) == expected_rounds
     for number, r in enumerate(rec["rounds"], start=1):
         assert r["round"] == number
-        # 1. random powers
-        chosen_random = eligible[:len(avail)]
-        assert list(r["random"]) == chosen_random, (r["random"], chosen_random)
-        for pl in chosen_random:
-            w = r["random"][pl]
-            assert w in avail
-            if len(avail) > 1:
-                d = draws[di]
-                di += 1
-                assert d["what"] == "random-power" and d["options"] == avail, d
-                assert d["options"][d["index"]] == d["chosen"] == w
-                assert d["context"] == {"round": number, "player": pl}
-            avail.remove(w)
-            got[pl].append(w)
+        # 1. random powers: each eligible player draws a power; where fewer
+        # powers than eligible players are left, each power draws its player.
+        if len(avail) >= len(eligible):
+            assert list(r["random"]) == eligible, (r["random"], eligible)
+            for pl in eligible:
+                w = r["random"][pl]
+                assert w in avail
+                if len(avail) > 1:
+                    d = draws[di]
+                    di += 1
+                    assert d["what"] == "random-power" and d["options"] == avail, d
+                    assert d["options"][d["index"]] == d["chosen"] == w
+                    assert d["context"] == {"round": number, "player": pl}
+                avail.remove(w)
+                got[pl].append(w)
+        else:
+            waiting = list(eligible)
+            by_power = {w: pl for pl, w in r["random"].items()}
+            assert sorted(by_power) == sorted(avail)
+            for w in list(avail):
+                pl = by_power[w]
+                assert pl in waiting
+                if len(waiting) > 1:
+                    d = draws[di]
+                    di += 1
+                    assert d["what"] == "random-player" and d["options"] == waiting, d
+                    assert d["options"][d["index"]] == d["chosen"] == pl
+                    assert d["context"] == {"round": number, "power": w}
+                waiting.remove(pl)
+                avail.remove(w)
+                got[pl].append(w)
         open_players = [pl for pl in players if pl not in r["random"]]
         before = list(avail)
         if not avail or not open_players:
@@ -393,7 +413,9 @@ def check_record(case: Case, rec: dict) -> dict:
         assert r["total"] == float(total) and close(r["stddev"], sd), (r["total"], total, r["stddev"], sd)
         # the shortcut's check: the optimum over the same players and powers without it
         if case.shortcut and expected:
-            n = len(open_players)
+            # Over the players who got a power this round (the same number
+            # with the shortcut and without it).
+            n = min(len(open_players), len(before))
             with_vals = [value[pl][w] for pl, w in {**expected, **opt}.items()]
             w_total, w_sd = stats(with_vals, n)
             b_total, b_sq, _ = brute(open_players, before, value)
@@ -633,7 +655,7 @@ def search_shortcut_case(seed: int, tries: int, n_powers: int, want: str) -> dic
 # Found by search_shortcut_case (test_the_search_finds_the_fixtures), powers by initial.
 # 3 powers: same total 4, but the shortcut gives ann China (values 2, 2, 0:
 # std-dev 0.9428) where the optimum is Austria, Britain, China (1, 2, 1: 0.4714).
-# With 3 players on 3 powers no total was ever lost (20,000 tries); with
+# With 3 players on 3 powers no total was lost (20,000 tries); with
 # partial lists on 4 powers the total drops: carl's uncontested Austria costs
 # 6.5 against 7 (ann Britain, bob Austria, carl Denmark).
 SHORTCUT_DIFFERS = {"ann": "CAB", "bob": "BCA", "carl": "BCA"}
@@ -644,8 +666,8 @@ SHORTCUT_AGREES = {"ann": "BC", "bob": "CA", "carl": "B"}
 def test_the_search_finds_the_fixtures():
     assert search_shortcut_case(1, 2000, 3, "differs") == SHORTCUT_DIFFERS
     assert search_shortcut_case(1, 2000, 3, "agrees") == SHORTCUT_AGREES
-    assert search_shortcut_case(1, 2000, 4, "total") == SHORTCUT_COSTS_TOTAL
-    assert search_shortcut_case(1, 2000, 3, "total") is None
+    assert search_shortcut_case(1, 20000, 4, "total") == SHORTCUT_COSTS_TOTAL
+    assert search_shortcut_case(1, 5000, 3, "total") is None
 
 
 def three_player_case(lists: dict[str, str], shortcut: bool = True) -> Case:
@@ -673,7 +695,7 @@ def resolve_cli(tmp_path: Path, data: dict, fmt: str, seed: str = "00ff", name: 
     path = tmp_path / name
     path.write_text(json.dumps(data), encoding="utf-8")
     return subprocess.run([JUDGE, "resolve", str(path), "--seed", seed, "--format", fmt],
-                          capture_output=True, timeout=60)
+                          check=False, capture_output=True, timeout=60)
 
 
 NOTE = "Note: without the uncontested-first-choice step"
@@ -831,3 +853,18 @@ def test_cli_thirty_six_powers(tmp_path, objects):
     assert rec["total"] == float(total)
     text = resolve_cli(tmp_path, case.data(), "text", seed="36")
     assert text.returncode == 0 and "Seed: 36" in text.stdout.decode()
+
+
+def test_duplex_leftover_powers_go_to_random_players_by_chance():
+    """PRFRAND, 3 players for 7 powers: who holds the 7th power is drawn, not
+    decided by name order (each player about 1/3 of the time)."""
+    data = {"method": "preference", "params": {"mode": "random", "players": 3},
+            "submissions": {"zed": "", "bob": "", "Amy": ""}}
+    three = Counter()
+    runs = 600
+    for k in range(runs):
+        rec = run_resolution(data, b"leftover" + k.to_bytes(2, "big"))
+        (holder,) = [pl for pl, ws in rec["assignment"].items() if len(ws) == 3]
+        three[holder] += 1
+    chi2 = sum((three[pl] - runs / 3) ** 2 / (runs / 3) for pl in ("zed", "bob", "Amy"))
+    assert chi2 < 13.82, three  # df = 2, p = 0.001

@@ -27,6 +27,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+import numpy as np
+
 from judge.methods import exact_assignment
 from judge.rng import DrawStream
 from judge.syntax.preference import ListSyntaxError, Word, parse_list
@@ -168,7 +170,12 @@ def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int])
             _take(matched, w.column, w.text, seen, out)
             continue
         whole = powers.lookup(w.text)
-        if whole is not None and (len(w.text) > 1 or whole.letter):
+        full_name = whole is not None and whole.name.casefold() == w.text.casefold()
+        all_letters = all(_by_letter(ch, powers) for ch in w.text)
+        # nJudge players run letters together ("[FRA]" is France, Russia,
+        # Austria): a word made only of power letters is read as letters,
+        # even where it spells an abbreviation; the reply shows the reading.
+        if whole is not None and (full_name or not all_letters):
             _take(whole.name, w.column, w.text, seen, out)
         else:
             # Letters run together, as nJudge players write them: "FRIGATE".
@@ -201,20 +208,22 @@ def _take(name: str, column: int, written: str, seen: dict[str, int], out: list[
 
 def doubled_values(pref: Preference, powers: PowerList) -> dict[str, int]:
     """2 x value of every power for this player (exact integers)."""
-    N = len(powers)
-    values: dict[str, int] = {}
+    row = _value_row(pref, {p.name: k for k, p in enumerate(powers)}, len(powers))
+    return {p.name: int(v) for p, v in zip(powers, row)}
+
+
+def _value_row(pref: Preference, index: Mapping[str, int], N: int) -> np.ndarray:
+    """The doubled values of one player, in power-list order. A power at
+    positions first..last (a bracket) is worth 2N - (first + last)."""
+    listed = sum(len(g) for g in pref.groups)
+    # Unlisted powers share positions listed+1 .. N.
+    row = np.full(N, 2 * N - (listed + 1 + N), dtype=np.int64)
     position = 1
     for group in pref.groups:
-        first, last = position, position + len(group) - 1
-        for name in group:
-            values[name] = 2 * N - (first + last)
+        last = position + len(group) - 1
+        row[[index[name] for name in group]] = 2 * N - (position + last)
         position = last + 1
-    rest = [p.name for p in powers if p.name not in values]
-    if rest:
-        first, last = position, N
-        for name in rest:
-            values[name] = 2 * N - (first + last)
-    return values
+    return row
 
 
 def player_order(players: Sequence[str]) -> list[str]:
@@ -271,72 +280,83 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
     if params.players is None and len(players) > len(powers):
         raise ParamError(f"{len(players)} players for {len(powers)} powers")
     names = [p.name for p in powers]
-    values = {pl: doubled_values(lists[pl], powers) for pl in players}
-    remaining = list(names)
-    got: dict[str, list[str]] = {pl: [] for pl in players}
+    index = {w: k for k, w in enumerate(names)}
+    weights = np.array([_value_row(lists[pl], index, len(names)) for pl in players], dtype=np.int64)
+    remaining = list(range(len(names)))  # power indices, in power-list order
+    got: dict[int, list[int]] = {i: [] for i in range(len(players))}
     rounds: list[Round] = []
     while remaining:
         r = Round(len(rounds) + 1)
-        _one_round(r, players, remaining, lists, values, params, stream, got)
+        _one_round(r, players, names, remaining, lists, weights, params, stream, got)
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    player_values = {pl: sum(values[pl][w] for w in got[pl]) / 2 for pl in players}
+    player_values = {pl: int(weights[i, got[i]].sum()) / 2 for i, pl in enumerate(players)}
     return Outcome(
-        assignment={pl: list(got[pl]) for pl in players},
+        assignment={pl: [names[w] for w in got[i]] for i, pl in enumerate(players)},
         values=player_values,
         total=sum(player_values.values()),
         stddev=_stddev(list(player_values.values())),
         tied=math.prod(r.tied for r in rounds),
         exact=all(r.exact for r in rounds),
-        unassigned=[w for w in names if w in remaining],
+        unassigned=[names[w] for w in remaining],
         rounds=rounds,
         draws=stream.records(),
     )
 
 
-def _one_round(r: Round, players: list[str], remaining: list[str], lists: Mapping[str, Preference],
-               values: Mapping[str, Mapping[str, int]], params: Params, stream: DrawStream,
-               got: dict[str, list[str]]) -> None:
-    open_players = list(players)
+def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int],
+               lists: Mapping[str, Preference], weights: np.ndarray, params: Params, stream: DrawStream,
+               got: dict[int, list[int]]) -> None:
+    def give(kind: dict[str, str], i: int, w: int) -> None:
+        kind[players[i]] = names[w]
+        got[i].append(w)
+        remaining.remove(w)
+
     # 1. Random powers: everybody in mode "random", "*" players in mode "both".
-    for pl in players:
-        if not remaining:
-            break
-        if params.mode == "random" or (params.mode == "both" and lists[pl].random):
-            power = stream.choice(list(remaining), what="random-power", round=r.number, player=pl)
-            r.random[pl] = power
-            got[pl].append(power)
-            remaining.remove(power)
-            open_players.remove(pl)
-    if not remaining or not open_players:
+    randoms = [i for i, pl in enumerate(players)
+               if params.mode == "random" or (params.mode == "both" and lists[pl].random)]
+    if len(remaining) >= len(randoms):
+        for i in randoms:
+            w = stream.choice([names[w] for w in remaining], what="random-power", round=r.number,
+                              player=players[i])
+            give(r.random, i, names.index(w))
+    else:
+        # Fewer powers than random players (a duplex game's last round): each
+        # power draws its player, so who gets one is random too, not name order.
+        waiting = list(randoms)
+        for w in list(remaining):
+            pl = stream.choice([players[i] for i in waiting], what="random-player", round=r.number,
+                               power=names[w])
+            i = players.index(pl)
+            waiting.remove(i)
+            give(r.random, i, w)
+    open_rows = [i for i in range(len(players)) if players[i] not in r.random]
+    if not remaining or not open_rows:
         return
     before = list(remaining)
     # 2. The shortcut: uncontested single first choices.
-    shortcut = first_choice_shortcut(open_players, remaining, lists) if params.shortcut else {}
+    shortcut = (first_choice_shortcut([players[i] for i in open_rows], [names[w] for w in remaining], lists)
+                if params.shortcut else {})
     for pl, power in shortcut.items():
-        r.shortcut[pl] = power
-        got[pl].append(power)
-        remaining.remove(power)
-    rest_players = [pl for pl in open_players if pl not in shortcut]
+        give(r.shortcut, players.index(pl), names.index(power))
+    rest_rows = [i for i in open_rows if players[i] not in shortcut]
     # 3-4. The exact optimum of the rest, uniform among all co-optimal assignments.
-    if rest_players and remaining:
+    if rest_rows and remaining:
         columns = list(remaining)
-        weights = [[values[pl][w] for w in columns] for pl in rest_players]
-        sol = exact_assignment.solve(weights, stream, what="co-optimal")
-        for pl, col in zip(rest_players, sol.assignment):
+        sol = exact_assignment.solve(weights[np.ix_(rest_rows, columns)], stream, what="co-optimal")
+        for i, col in zip(rest_rows, sol.assignment):
             if col is not None:
-                r.optimized[pl] = columns[col]
-                got[pl].append(columns[col])
-                remaining.remove(columns[col])
+                give(r.optimized, i, columns[col])
         r.tied, r.exact = sol.tied, sol.exact
-        r.blocks = [{"players": [rest_players[i] for i in b.rows], "powers": [columns[j] for j in b.cols],
+        r.blocks = [{"players": [players[rest_rows[k]] for k in b.rows], "powers": [names[columns[j]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact} for b in sol.blocks]
-    round_values = [values[pl][p] / 2 for pl, p in {**r.shortcut, **r.optimized}.items()]
-    r.total = sum(round_values)
-    r.stddev = _stddev(round_values)
+    assigned = {**r.shortcut, **r.optimized}
+    doubled = [int(weights[players.index(pl), names.index(p)]) for pl, p in assigned.items()]
+    r.total = sum(doubled) / 2
+    r.stddev = _stddev([v / 2 for v in doubled])
     if params.shortcut and shortcut:
-        r.shortcut_check = compare_without_shortcut(open_players, before, values, r)
+        r.shortcut_check = compare_without_shortcut(weights[np.ix_(open_rows, before)], doubled)
 
 
 def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
@@ -365,15 +385,13 @@ def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
     return out
 
 
-def compare_without_shortcut(players: Sequence[str], powers_before: Sequence[str],
-                             values: Mapping[str, Mapping[str, int]], r: Round) -> dict[str, Any]:
-    """The round's (total, std-dev) with the shortcut, and the optimum without it."""
-    weights = [[values[pl][w] for w in powers_before] for pl in players]
+def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dict[str, Any]:
+    """The round's (total, std-dev) with the shortcut, and the optimum of the
+    same players and powers without it. Both over the players who got a power
+    this round (the same number either way)."""
     total2, squares2 = exact_assignment.optimum(weights)
-    n = len(players)
-    assigned = {**r.shortcut, **r.optimized}
-    with_vals = [values[pl][assigned[pl]] for pl in players if pl in assigned]
-    w_total, w_sq = sum(with_vals), sum(v * v for v in with_vals)
+    w_total, w_sq = sum(doubled), sum(v * v for v in doubled)
+    n = len(doubled)
 
     def stats(total: int, squares: int) -> dict[str, float]:
         mean = total / 2 / n
