@@ -631,12 +631,14 @@ def _analyse(weights: Any) -> _Analysis:
     # cycle: sigma is optimal). At the fixed point the reduced cost of player i
     # on the power of player k is v[i] + d[i, k] - v[k] >= 0.
     v = d.min(axis=0)
+    relaxed = np.empty_like(d)
+    nv = np.empty_like(v)
     for _ in range(n + 1):
-        relaxed = v[:, None] + d
-        nv = relaxed.min(axis=0)
-        if not (nv < v).any():
+        np.add(v[:, None], d, out=relaxed)
+        relaxed.min(axis=0, out=nv)
+        if np.array_equal(nv, v):  # nv <= v always: equal means the fixed point
             break
-        v = nv
+        v, nv = nv, v
     else:  # pragma: no cover - would mean scipy returned a non-optimal assignment
         raise AssertionError("no dual potentials: the assignment is not optimal")
     # Tight (reduced cost 0) moves i -> k, k != i; the diagonal is always tight.

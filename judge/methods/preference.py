@@ -100,6 +100,20 @@ class Preference:
 
     groups: tuple[tuple[str, ...], ...] = ()
     random: bool = False  # "*"
+    # (power, first + last position of its group) for every listed power, and
+    # how many are listed: the values follow from these (see _value_row).
+    ranks: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
+    listed: int = field(default=0, init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        ranks = []
+        position = 1
+        for group in self.groups:
+            last = position + len(group) - 1
+            ranks.extend((name, position + last) for name in group)
+            position = last + 1
+        object.__setattr__(self, "ranks", tuple(ranks))
+        object.__setattr__(self, "listed", position - 1)
 
     @property
     def empty(self) -> bool:
@@ -209,20 +223,17 @@ def _take(name: str, column: int, written: str, seen: dict[str, int], out: list[
 def doubled_values(pref: Preference, powers: PowerList) -> dict[str, int]:
     """2 x value of every power for this player (exact integers)."""
     row = _value_row(pref, {p.name: k for k, p in enumerate(powers)}, len(powers))
-    return {p.name: int(v) for p, v in zip(powers, row)}
+    return dict(zip((p.name for p in powers), row))
 
 
-def _value_row(pref: Preference, index: Mapping[str, int], N: int) -> np.ndarray:
+def _value_row(pref: Preference, index: Mapping[str, int], N: int) -> list[int]:
     """The doubled values of one player, in power-list order. A power at
     positions first..last (a bracket) is worth 2N - (first + last)."""
-    listed = sum(len(g) for g in pref.groups)
     # Unlisted powers share positions listed+1 .. N.
-    row = np.full(N, 2 * N - (listed + 1 + N), dtype=np.int64)
-    position = 1
-    for group in pref.groups:
-        last = position + len(group) - 1
-        row[[index[name] for name in group]] = 2 * N - (position + last)
-        position = last + 1
+    row = [N - pref.listed - 1] * N
+    twice = 2 * N
+    for name, first_plus_last in pref.ranks:
+        row[index[name]] = twice - first_plus_last
     return row
 
 
@@ -281,17 +292,18 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         raise ParamError(f"{len(players)} players for {len(powers)} powers")
     names = [p.name for p in powers]
     index = {w: k for k, w in enumerate(names)}
-    weights = np.array([_value_row(lists[pl], index, len(names)) for pl in players], dtype=np.int64)
+    rows = [_value_row(lists[pl], index, len(names)) for pl in players]
+    weights = np.array(rows, dtype=np.int64)
     remaining = list(range(len(names)))  # power indices, in power-list order
     got: dict[int, list[int]] = {i: [] for i in range(len(players))}
     rounds: list[Round] = []
     while remaining:
         r = Round(len(rounds) + 1)
-        _one_round(r, players, names, remaining, lists, weights, params, stream, got)
+        _one_round(r, players, names, remaining, lists, weights, rows, params, stream, got)
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    player_values = {pl: int(weights[i, got[i]].sum()) / 2 for i, pl in enumerate(players)}
+    player_values = {pl: sum(rows[i][w] for w in got[i]) / 2 for i, pl in enumerate(players)}
     return Outcome(
         assignment={pl: [names[w] for w in got[i]] for i, pl in enumerate(players)},
         values=player_values,
@@ -306,8 +318,12 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
 
 
 def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int],
-               lists: Mapping[str, Preference], weights: np.ndarray, params: Params, stream: DrawStream,
-               got: dict[int, list[int]]) -> None:
+               lists: Mapping[str, Preference], weights: np.ndarray, rows: list[list[int]], params: Params,
+               stream: DrawStream, got: dict[int, list[int]]) -> None:
+    row_of = {pl: i for i, pl in enumerate(players)}
+    col_of = {w: k for k, w in enumerate(names)}
+    doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
+
     def give(kind: dict[str, str], i: int, w: int) -> None:
         kind[players[i]] = names[w]
         got[i].append(w)
@@ -320,7 +336,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         for i in randoms:
             w = stream.choice([names[w] for w in remaining], what="random-power", round=r.number,
                               player=players[i])
-            give(r.random, i, names.index(w))
+            give(r.random, i, col_of[w])
     else:
         # Fewer powers than random players (a duplex game's last round): each
         # power draws its player, so who gets one is random too, not name order.
@@ -328,7 +344,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         for w in list(remaining):
             pl = stream.choice([players[i] for i in waiting], what="random-player", round=r.number,
                                power=names[w])
-            i = players.index(pl)
+            i = row_of[pl]
             waiting.remove(i)
             give(r.random, i, w)
     open_rows = [i for i in range(len(players)) if players[i] not in r.random]
@@ -339,7 +355,8 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     shortcut = (first_choice_shortcut([players[i] for i in open_rows], [names[w] for w in remaining], lists)
                 if params.shortcut else {})
     for pl, power in shortcut.items():
-        give(r.shortcut, players.index(pl), names.index(power))
+        give(r.shortcut, row_of[pl], col_of[power])
+        doubled.append(rows[row_of[pl]][col_of[power]])
     rest_rows = [i for i in open_rows if players[i] not in shortcut]
     # 3-4. The exact optimum of the rest, uniform among all co-optimal assignments.
     if rest_rows and remaining:
@@ -348,11 +365,10 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         for i, col in zip(rest_rows, sol.assignment):
             if col is not None:
                 give(r.optimized, i, columns[col])
+                doubled.append(rows[i][columns[col]])
         r.tied, r.exact = sol.tied, sol.exact
         r.blocks = [{"players": [players[rest_rows[k]] for k in b.rows], "powers": [names[columns[j]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact} for b in sol.blocks]
-    assigned = {**r.shortcut, **r.optimized}
-    doubled = [int(weights[players.index(pl), names.index(p)]) for pl, p in assigned.items()]
     r.total = sum(doubled) / 2
     r.stddev = _stddev([v / 2 for v in doubled])
     if params.shortcut and shortcut:
@@ -368,21 +384,18 @@ def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
     used up has no first choice, so takes nothing here and contests nothing
     (not minding which power one gets is no claim on any of them)."""
     left = set(remaining)
-    first: dict[str, set[str]] = {}
+    first: dict[str, list[str]] = {}
+    claims: dict[str, int] = {}  # how many first groups hold each power
     for pl in players:
-        group: set[str] = set()
+        group: list[str] = []
         for g in lists[pl].groups:
-            group = {w for w in g if w in left}
+            group = [w for w in g if w in left]
             if group:
                 break
         first[pl] = group
-    out = {}
-    for pl in players:
-        if len(first[pl]) == 1:
-            (w,) = first[pl]
-            if not any(w in first[q] for q in players if q != pl):
-                out[pl] = w
-    return out
+        for w in group:
+            claims[w] = claims.get(w, 0) + 1
+    return {pl: group[0] for pl, group in first.items() if len(group) == 1 and claims[group[0]] == 1}
 
 
 def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dict[str, Any]:
