@@ -669,3 +669,30 @@ def test_result_does_not_depend_on_which_optimum_scipy_returns(monkeypatch):
         for k in range(3):
             assert solve(w, DrawStream(seed(k))) == reference[k]
         monkeypatch.setattr(ea, "_lsa", lambda: real_lsa)
+
+
+def test_compiled_kernel_agrees_with_the_python_reference():
+    """judge/methods/tight_kernel.py (numba) and _tight_components_py give the
+    same tight moves and the same components, on many optimal assignments."""
+    from judge.methods.tight_kernel import tight_components
+
+    rnd = np.random.default_rng(77)
+    for case in range(400):
+        n = int(rnd.integers(1, 37))
+        levels = int(rnd.integers(1, 6))
+        w = rnd.integers(0, levels, size=(n, n)) * int(rnd.integers(1, 20))
+        c, n2, K, maxw = ea._costs(w)
+        _, sigma = ea._lsa()(c)
+        cs = c[:, sigma]
+        d = cs - cs.diagonal()[:, None]
+        ok, tight, label = tight_components(np.ascontiguousarray(d, dtype=np.int64))
+        tight_py, label_py = ea._tight_components_py(d)
+        assert ok and (tight == tight_py).all()
+
+        def groups(lab):
+            by = {}
+            for i, x in enumerate(lab.tolist()):
+                by.setdefault(x, []).append(i)
+            return sorted(tuple(g) for g in by.values() if len(g) > 1)
+
+        assert groups(label) == groups(label_py), case

@@ -627,6 +627,58 @@ def _analyse(weights: Any) -> _Analysis:
     diag = cs.diagonal()
     opt = int(diag.sum())
     d = cs - diag[:, None]  # d[i, k]: player i moving to player k's power
+    tight, label = _tight_components(d)
+    blocks: list[_RawBlock] = []
+    sizes = np.bincount(label, minlength=n)
+    if (sizes >= 2).any():
+        sig = sigma.tolist()
+        for comp in np.unique(label[sizes[label] >= 2]).tolist():
+            rows = np.flatnonzero(label == comp).tolist()
+            cols = sorted(sig[i] for i in rows)
+            holder = {sig[i]: i for i in rows}
+            col_pos = {col: x for x, col in enumerate(cols)}
+            blocks.append(
+                _RawBlock(
+                    rows=rows,
+                    cols=cols,
+                    allowed=tight[np.ix_(rows, [holder[col] for col in cols])].tolist(),
+                    match=[col_pos[sig[i]] for i in rows],
+                )
+            )
+        blocks.sort(key=lambda b: b.rows[0])  # block order: by lowest player number
+        return _Analysis(p, q, sig, blocks, n * maxw - opt // K, opt % K)
+    return _Analysis(p, q, sigma.tolist(), blocks, n * maxw - opt // K, opt % K)
+
+
+def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(tight, label): the reduced-cost-0 moves and each player's strongly
+    connected component among them. The compiled kernel when numba is there,
+    else the same computation in numpy and Python."""
+    kernel = _kernel()
+    if kernel is None:
+        return _tight_components_py(d)
+    ok, tight, label = kernel(np.ascontiguousarray(d, dtype=np.int64))
+    if not ok:  # pragma: no cover - would mean scipy returned a non-optimal assignment
+        raise AssertionError("no dual potentials: the assignment is not optimal")
+    return tight, label
+
+
+_KERNEL: list = []
+
+
+def _kernel():
+    if not _KERNEL:
+        try:
+            from judge.methods.tight_kernel import tight_components
+        except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
+            tight_components = None
+        _KERNEL.append(tight_components)
+    return _KERNEL[0]
+
+
+def _tight_components_py(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The reference version of the kernel (judge/methods/tight_kernel.py)."""
+    n = d.shape[0]
     # Bellman-Ford for potentials v with v[k] <= v[i] + d[i, k] (no negative
     # cycle: sigma is optimal). At the fixed point the reduced cost of player i
     # on the power of player k is v[i] + d[i, k] - v[k] >= 0.
@@ -636,43 +688,30 @@ def _analyse(weights: Any) -> _Analysis:
     for _ in range(n + 1):
         np.add(v[:, None], d, out=relaxed)
         relaxed.min(axis=0, out=nv)
-        if np.array_equal(nv, v):  # nv <= v always: equal means the fixed point
+        if (nv == v).all():  # nv <= v always: equal means the fixed point
             break
         v, nv = nv, v
     else:  # pragma: no cover - would mean scipy returned a non-optimal assignment
         raise AssertionError("no dual potentials: the assignment is not optimal")
-    # Tight (reduced cost 0) moves i -> k, k != i; the diagonal is always tight.
-    src, dst = np.nonzero(relaxed == v)
-    blocks: list[_RawBlock] = []
-    if src.size > n:
-        sig = sigma.tolist()
-        out: dict[int, set[int]] = {}
-        has_in: set[int] = set()
-        for i, k in zip(src.tolist(), dst.tolist()):
-            if i != k:
-                out.setdefault(i, set()).add(k)
-                has_in.add(k)
-        # Only players with a tight move in and out can lie on a cycle.
-        nodes = sorted(i for i in out if i in has_in)
-        pos = {i: x for x, i in enumerate(nodes)}
-        adj = [[pos[k] for k in sorted(out[i]) if k in pos] for i in nodes]
-        for comp in _strong_components(adj):
-            if len(comp) < 2:
-                continue
-            rows = sorted(nodes[x] for x in comp)
-            cols = sorted(sig[i] for i in rows)
-            holder = {sig[i]: i for i in rows}
-            col_pos = {col: x for x, col in enumerate(cols)}
-            blocks.append(
-                _RawBlock(
-                    rows=rows,
-                    cols=cols,
-                    allowed=[[holder[col] == i or holder[col] in out[i] for col in cols] for i in rows],
-                    match=[col_pos[sig[i]] for i in rows],
-                )
-            )
-        return _Analysis(p, q, sig, blocks, n * maxw - opt // K, opt % K)
-    return _Analysis(p, q, sigma.tolist(), blocks, n * maxw - opt // K, opt % K)
+    tight = relaxed == v
+    src, dst = np.nonzero(tight)
+    off = src != dst
+    out: dict[int, set[int]] = {}
+    for i, k in zip(src[off].tolist(), dst[off].tolist()):
+        if i in out:
+            out[i].add(k)
+        else:
+            out[i] = {k}
+    has_in = set(dst[off].tolist())
+    # Only players with a tight move in and out can lie on a cycle.
+    nodes = sorted(i for i in out if i in has_in)
+    pos = {i: x for x, i in enumerate(nodes)}
+    adj = [[pos[k] for k in sorted(out[i]) if k in pos] for i in nodes]
+    label = np.arange(n, dtype=np.int64) + n  # singletons: their own labels
+    for x, comp in enumerate(_strong_components(adj)):
+        for y in comp:
+            label[nodes[y]] = x
+    return tight, label
 
 
 @dataclass
