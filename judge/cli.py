@@ -11,6 +11,7 @@ from pathlib import Path
 import click
 
 from judge import rng
+from judge.cli_blind import blind
 from judge.config import ConfigError, load_config
 
 EXIT_CONFIG = 2  # the systemd unit does not restart on this status
@@ -109,7 +110,8 @@ def resolve(file, seed: str | None, fmt: str) -> None:
 
     folder = RESULT_TEMPLATES[result["method"]]
     if fmt == "json":
-        click.echo(json.dumps(result, indent=2))
+        # With its input, the output is a record `judge verify` can re-run.
+        click.echo(json.dumps({**result, "input": data}, indent=2))
     elif fmt == "text":
         click.echo(render(f"{folder}/offline.txt.j2", result=result).rstrip())
     else:
@@ -183,6 +185,31 @@ def _event_line(e: dict) -> str:
         rest = {k: v for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id")}
         what = f"{kind}: {rest}"
     return f"{at}  {what}"
+
+
+# The players' side of the blinding protocol (docs/blinding.md).
+main.add_command(blind)
+
+
+@main.command()
+@click.argument("file", type=click.File("rb"))
+def verify(file) -> None:
+    """Re-run a resolution from a results mail (.eml) or its JSON record: check
+    the commitment, the seed, every draw and the outcome. No database needed."""
+    from judge.verify import RecordError, load
+    from judge.verify import verify as check
+
+    try:
+        verdict = check(load(file.read()))
+    except RecordError as err:
+        raise click.ClickException(str(err)) from err
+    for line in verdict.checked:
+        click.echo(f"  ok: {line}")
+    if verdict.ok:
+        click.echo("OK: the resolution checks out")
+        return
+    click.echo(f"DIFFERS: {verdict.difference}")
+    sys.exit(1)
 
 
 @main.command()

@@ -11,20 +11,22 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
-from judge import audit, rng
+from judge import audit, record, rng
+from judge.commitment import resolution_seed
 from judge.config import Config
 from judge.methods import blind_auction as ba
 from judge.methods import get_method
 from judge.methods import preference as pref
 from judge.resolution import run_resolution
 from judge.outbox import queue_mail
-from judge.store.models import Game, Player, Resolution, Submission
+from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
 
 
 # Where each method's result mails live: templates/results/<method>/{player,master}.txt.j2, forum.bbcode.j2
-RESULT_TEMPLATES = {ba.NAME: "results/blind-auction", pref.NAME: "results/preference"}
+RESULT_TEMPLATES = {ba.NAME: "results/blind-auction", pref.NAME: "results/preference",
+                    "random": "results/random"}
 
 
 def find_game(session: Session, name: str) -> Game | None:
@@ -76,7 +78,7 @@ def game_params(game: Game) -> ba.Params | pref.Params:
     """The method's parameters (ParamError if they cannot be used)."""
     if is_auction(game):
         return effective_params(game)
-    return pref.params_from(game.params, len(game.powers))
+    return get_method(game.method).params_from(game.params, len(game.powers))
 
 
 def param_warnings(game: Game) -> list[str]:
@@ -88,6 +90,8 @@ def describe_params(game: Game) -> str:
     if is_auction(game):
         p = game.params
         return f"T = {p['T']}, M = {p['M']}, D = {p['D']}"
+    if game.method != pref.NAME:
+        return "every power drawn at random"
     p = game.params
     mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
     players = f"{p['players']} players (duplex)" if p.get("players") else f"{len(game.powers)} players"
@@ -97,7 +101,7 @@ def describe_params(game: Game) -> str:
 
 def seats(game: Game) -> int:
     """How many players the game takes: one per power, or SET PLAYERS (duplex)."""
-    if is_auction(game):
+    if game.method != pref.NAME:
         return len(game.powers)
     try:
         return pref.seats(len(game.powers), game_params(game))
@@ -163,10 +167,20 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     """Resolve the game now and queue the results to everybody at once."""
     get_method(game.method)  # a game with an unknown method must not get here
     data = resolver_input(session, game)
+    reveal = None
+    if seed is None and game.secret_seed:
+        # Commit and reveal: the judge's secret, committed to at CREATE, mixed
+        # with every player's ENTROPY line (judge/commitment.py).
+        secret = bytes.fromhex(game.secret_seed)
+        entropy = [[player, text] for player, text in session.execute(
+            select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
+            .where(Entropy.game_id == game.id).order_by(Entropy.id))]
+        seed = resolution_seed(secret, entropy)
+        reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": entropy}
     seed = seed or rng.new_seed()
     result = run_resolution(data, seed)
     resolution = Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
-                            result=result, created_at=now)
+                            result=result, reveal=reveal, created_at=now)
     session.add(resolution)
     session.flush()
     for d in result["draws"]:
@@ -181,16 +195,18 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     game.resolved_at = now
     names = display_names(game)
     folder = RESULT_TEMPLATES[game.method]
-    ctx = dict(game=game, result=result, names=names, powers=power_list(game),
+    attachment = [(record.FILENAME, record.to_bytes(record.sealed(game.name, game.method, data, reveal, result)),
+                   "application/json")]
+    ctx = dict(game=game, result=result, names=names, powers=power_list(game), reveal=reveal,
                bbcode=render(f"{folder}/forum.bbcode.j2", game=game, result=result, names=names,
                              powers=power_list(game)))
     for p in active_players(game):
         subject, body = render_mail(f"{folder}/player.txt.j2", player=p, **ctx)
         queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",
-                   game_id=game.id)
+                   game_id=game.id, attachments=attachment)
     subject, body = render_mail(f"{folder}/master.txt.j2", **ctx)
     queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
-               game_id=game.id)
+               game_id=game.id, attachments=attachment)
     return resolution
 
 

@@ -133,8 +133,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         player = ctx.require_player()
         game = ctx.require_game()
         if not is_auction(game):
-            raise CommandRejected(f"?{game.name} assigns powers by preference lists, not bids: "
-                                  "send SET PREFERENCE followed by your list, like E[FGR][TAI]")
+            how = ("by preference lists: send SET PREFERENCE followed by your list, like E[FGR][TAI]"
+                   if game.method == "preference" else f"with the {game.method} method: no bids are needed")
+            raise CommandRejected(f"?{game.name} assigns powers {how}")
         if game.state == "waiting" or (game.state == "bidding" and game.deadline and ctx.now >= game.deadline):
             raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed; "
                                   "bids are closed")

@@ -28,11 +28,12 @@ log = logging.getLogger(__name__)
 
 def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
                body: str, kind: str, game_id: int | None = None, inbound_id: int | None = None,
-               in_reply_to: str | None = None) -> OutboxMessage:
+               in_reply_to: str | None = None,
+               attachments: Sequence[tuple[str, bytes, str]] = ()) -> OutboxMessage:
     message_id = make_message_id(config.domain, uuid.uuid4().hex)
     raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
                   message_id=message_id, date=now, in_reply_to=in_reply_to,
-                  references=[in_reply_to] if in_reply_to else ())
+                  references=[in_reply_to] if in_reply_to else (), attachments=attachments)
     row = OutboxMessage(message_id=message_id, envelope_from=config.address, recipients=list(to),
                         subject=subject, raw=raw, kind=kind, status="queued", attempts=0,
                         created_at=now, next_attempt_at=now, game_id=game_id, inbound_id=inbound_id)

@@ -57,6 +57,8 @@ def parse_text(text: str) -> SubmissionParts:
             parts.entries.extend(node.entries)
         elif isinstance(node, nodes.NoPreference) and node.player is None:
             parts.no_preference_lines.append(number)
+        elif isinstance(node, nodes.Entropy):
+            continue  # mixed into the seed by the daemon; no part of the bids
         else:
             parts.problems.append(ba.Violation(
                 "not-a-bid", f"line {number}: only bids or No Preference belong in a submission", number))

@@ -84,7 +84,8 @@ class Harness:
         return self._rows_to(address, kind)
 
     def body(self, msg: EmailMessage) -> str:
-        return msg.get_content().replace("\r\n", "\n")
+        part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
+        return part.get_content().replace("\r\n", "\n")
 
     def close(self) -> None:
         self.judge.sessions.kw["bind"].dispose()

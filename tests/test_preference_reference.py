@@ -762,6 +762,7 @@ def test_cli_json_is_complete_and_reproducible(tmp_path):
     assert rec["seed"] == "00ff" and rec["rejected"] == {}
     check_record(case, rec)
     assert list(rec["rounds"][0]["random"]) == ["bob"]
+    assert rec.pop("input") == case.data()  # the output carries its input, for `judge verify`
     assert rec == run_resolution(case.data(), bytes.fromhex("00ff"))
     again = resolve_cli(tmp_path, case.data(), "json", seed="00ff", name="again.json")
     assert again.stdout == first.stdout

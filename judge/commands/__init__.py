@@ -3,6 +3,7 @@
 from judge.commands import (  # noqa: F401  (registration by import)
     eml_create,
     eml_eject,
+    eml_entropy,
     eml_help,
     eml_list,
     eml_preference,

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import re
 
-from judge import audit, passwords
+from judge import audit, passwords, rng
+from judge.commitment import commitment
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import describe_params, find_game
 from judge.methods import UnknownMethod, get_method
@@ -27,8 +28,10 @@ def create(ctx: Context, node: nodes.Create) -> str:
     except (UnknownMethod, PowerListError) as err:
         raise CommandRejected(str(err)) from err
     params = method.default_params(len(powers))
+    secret = rng.new_seed()  # revealed with the results; only its hash is known before
     game = Game(name=node.game, method=method.NAME, variant=node.variant or "standard",
                 powers=powers.as_json(), params=params.as_dict(), state="forming",
+                secret_seed=secret.hex(), commitment=commitment(secret),
                 gm_address=ctx.sender, gm_password=passwords.hash_password(node.password, ctx.config.password_cost),
                 created_at=ctx.now)
     ctx.session.add(game)
@@ -37,4 +40,5 @@ def create(ctx: Context, node: nodes.Create) -> str:
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
     return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
-            f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword")
+            f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword. "
+            f"The seed of its draws is committed: SHA-256 {game.commitment}")

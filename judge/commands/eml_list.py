@@ -6,8 +6,6 @@ from sqlalchemy import select
 
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import describe_params, find_game, is_auction, param_warnings, power_list, seats, standings
-from judge.methods import blind_auction as ba
-from judge.methods import preference as pref
 from judge.store.models import Game
 from judge.syntax import nodes
 from judge.templating import render
@@ -25,7 +23,7 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     try:
         param_warnings(game)
         problem = None
-    except (ba.ParamError, pref.ParamError) as err:
+    except ValueError as err:  # each method's ParamError
         problem = str(err)
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
                   auction=is_auction(game), seats=seats(game), powers=power_list(game),

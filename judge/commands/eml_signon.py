@@ -58,4 +58,6 @@ def signon(ctx: Context, node: nodes.Signon) -> str:
     notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
            player=player, count=count, replacement=False)
     ctx.game, ctx.role, ctx.player = game, "player", player
-    return f"joined ?{game.name} as {player.name} (player {count} of {U})"
+    return (f"joined ?{game.name} as {player.name} (player {count} of {U}). The seed of the game's draws is "
+            f"committed: SHA-256 {game.commitment}. Keep it: the results reveal the secret seed, so you can "
+            f"check it (judge verify). Add ENTROPY with any text to mix in randomness of your own")

@@ -19,8 +19,6 @@ from judge.games import (
     seats,
     set_state,
 )
-from judge.methods import blind_auction as ba
-from judge.methods import preference as pref
 from judge.syntax import nodes
 
 
@@ -33,7 +31,7 @@ def start(ctx: Context, node: nodes.Start) -> str:
         raise CommandRejected(f"?{game.name} has {len(players)} of its {U} players; it starts when all {U} have joined")
     try:
         warnings = param_warnings(game)
-    except (ba.ParamError, pref.ParamError) as err:
+    except ValueError as err:  # each method's ParamError
         raise CommandRejected(f"?{game.name} cannot start: {err}. Fix it with SET first") from err
     if not is_auction(game):
         # Preference lists are in already: the assignment is made now.

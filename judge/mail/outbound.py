@@ -79,6 +79,7 @@ def compose(
     in_reply_to: str | None = None,
     references: Sequence[str] = (),
     extra_headers: Mapping[str, str] | None = None,
+    attachments: Sequence[tuple[str, bytes, str]] = (),
 ) -> bytes:
     """An RFC 5322 text/plain UTF-8 message, CRLF line endings.
 
@@ -131,6 +132,11 @@ def compose(
     # the mail is 7-bit clean and needs no 8BITMIME support on the way.
     plain = text.isascii() and max(len(line) for line in text.split("\n")) <= 78
     msg.set_content(text, subtype="plain", charset="utf-8", cte="7bit" if plain else "quoted-printable")
+    # Attachments (filename, data, "type/subtype"): e.g. the machine-readable
+    # record of a resolution that `judge verify` checks.
+    for filename, data, mimetype in attachments:
+        maintype, _, subtype = mimetype.partition("/")
+        msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
     return msg.as_bytes()
 
 

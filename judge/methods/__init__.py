@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from judge.methods import blind_auction, preference
+from judge.methods import blind_auction, preference, random_assign
 
-METHODS: dict[str, ModuleType] = {blind_auction.NAME: blind_auction, preference.NAME: preference}
+METHODS: dict[str, ModuleType] = {blind_auction.NAME: blind_auction, preference.NAME: preference,
+                                  random_assign.NAME: random_assign}
 ALIASES = {"blind": blind_auction.NAME, "auction": blind_auction.NAME, "ba": blind_auction.NAME,
            "pref": preference.NAME, "preferences": preference.NAME, "njudge": preference.NAME}
 

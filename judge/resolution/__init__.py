@@ -20,7 +20,7 @@ __all__ = ["ResolveInputError", "run_resolution"]
 
 def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
     """Resolve a resolver file's content with `seed`; a JSON-ready record."""
-    from judge.resolution import blind_auction, preference
+    from judge.resolution import blind_auction, preference, random_assign
 
     if not isinstance(data, dict):
         raise ResolveInputError("the file must hold a JSON object")
@@ -38,6 +38,6 @@ def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
     for player, text in subs.items():
         if not isinstance(text, str):
             raise ResolveInputError(f"submission of {player!r} must be text")
-    resolver = {"blind-auction": blind_auction, "preference": preference}[module.NAME]
+    resolver = {"blind-auction": blind_auction, "preference": preference, "random": random_assign}[module.NAME]
     record = resolver.resolve(powers, data.get("params"), subs, DrawStream(seed))
     return {"method": module.NAME, "seed": seed.hex(), "powers": powers.as_json(), **record}

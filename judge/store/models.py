@@ -111,6 +111,10 @@ class Game(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     missing_notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # Commit and reveal (judge.commitment): the secret stays here until the
+    # results reveal it; the commitment is mailed to every player.
+    secret_seed: Mapped[str | None] = mapped_column(String(128))
+    commitment: Mapped[str | None] = mapped_column(String(64))
 
     players: Mapped[list[Player]] = relationship(back_populates="game", order_by="Player.id")
 
@@ -147,6 +151,19 @@ class Submission(Base):
     violations: Mapped[list[Any]] = mapped_column(JSON, default=list)
 
 
+class Entropy(Base):
+    """An ENTROPY line of a player: mixed into the resolution's seed."""
+
+    __tablename__ = "entropy"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    game_id: Mapped[int] = mapped_column(ForeignKey("games.id"), index=True)
+    player_id: Mapped[int] = mapped_column(ForeignKey("players.id"))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    text: Mapped[str] = mapped_column(Text)
+
+
 class Resolution(Base):
     __tablename__ = "resolutions"
 
@@ -156,6 +173,8 @@ class Resolution(Base):
     seed: Mapped[str] = mapped_column(String(200))
     input: Mapped[dict[str, Any]] = mapped_column(JSON)  # replayable with `judge resolve`
     result: Mapped[dict[str, Any]] = mapped_column(JSON)
+    # What the results reveal: {"secret", "commitment", "entropy"} (judge.commitment)
+    reveal: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
 

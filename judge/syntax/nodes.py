@@ -132,5 +132,10 @@ class Help(Node):
 
 
 @dataclass(frozen=True)
+class Entropy(Node):
+    text: str
+
+
+@dataclass(frozen=True)
 class Bids(Node):
     entries: tuple[BidEntry, ...]

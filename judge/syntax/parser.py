@@ -23,12 +23,13 @@ _EXPECTED = {
     "NEW_PLAYER": "the new player's address",
     "PREF_LIST": "a preference list (like E[FGR][TAI])",
     "COUNT": "a number of players",
+    "ENTROPY_TEXT": "any text",
     "AMOUNT": "a number of points",
     "PARAM_VALUE": "a whole number (or T/U for D)",
     "WORD": "a power's name",
     "$END": "the end of the line",
 }
-_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PREFERENCE, LIST, HELP"
+_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PREFERENCE, ENTROPY, LIST, HELP"
 
 
 @cache
@@ -141,6 +142,9 @@ class _ToNodes(Transformer):
     def list_game(self, c):
         game = _opt(c[0] if c else None)
         return nodes.ListGame(**_HERE, game=game[1:] if game else None)
+
+    def entropy(self, c):
+        return nodes.Entropy(**_HERE, text=str(c[0]).rstrip() if c[0] is not None else "")
 
     def help(self, c):
         return nodes.Help(**_HERE)
