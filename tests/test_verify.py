@@ -22,7 +22,7 @@ import pytest
 from judge.commitment import resolution_seed
 from judge.record import FILENAME
 from judge.resolution import run_resolution
-from judge.verify import load, verify
+from judge.verify import load
 
 JUDGE_BIN = str(Path(sys.executable).with_name("judge"))
 GM = "gm@example.test"
