@@ -90,6 +90,8 @@ def describe_params(game: Game) -> str:
     if is_auction(game):
         p = game.params
         return f"T = {p['T']}, M = {p['M']}, D = {p['D']}"
+    if game.method == "blind-random":
+        return f"blinding protocol, third party {game.params.get('third_party') or '(not set: SET THIRDPARTY)'}"
     if game.method != pref.NAME:
         return "every power drawn at random"
     p = game.params

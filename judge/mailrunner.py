@@ -14,6 +14,7 @@ from datetime import datetime
 from sqlalchemy.orm import Session
 
 from judge import audit
+from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
@@ -45,6 +46,12 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
                  subject=mail.subject, source=row.source)
     row.processed_at = now
     if mail.auto:
+        if mail.sender and _judge_protocol_only(mail.text):
+            # Another judge's protocol mail (docs/blinding.md): run it, but
+            # never answer an automatic mail (no loops).
+            run_lines(Context(session=session, config=config, now=now, mail=mail, inbound=row), mail.text)
+            row.status, row.reason = "done", f"judge-to-judge protocol mail, no reply ({mail.auto})"
+            return
         row.status, row.reason = "ignored", f"no reply: {mail.auto}"
         return
     if not mail.sender or not mail.reply_to:
@@ -60,6 +67,27 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
     blocks = run_lines(ctx, mail.text)
     _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id)
     row.status = "done"
+
+
+def _judge_protocol_only(text: str) -> bool:
+    """Whether the mail's commands are all messages one judge sends another."""
+    seen = False
+    for number, line in enumerate(text.split("\n"), 1):
+        stripped = line.strip()
+        if not stripped or stripped.startswith(">"):
+            continue
+        if line.rstrip() in ("--", "-- "):
+            break
+        try:
+            node = parse_line(line, number)
+        except CommandSyntaxError:
+            return False
+        if isinstance(node, nodes.Signoff):
+            break
+        if not (isinstance(node, nodes.Blinding) and node.kind in JUDGE_TO_JUDGE):
+            return False
+        seen = True
+    return seen
 
 
 def run_lines(ctx: Context, text: str) -> list[Block]:

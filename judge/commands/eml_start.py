@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 
+from judge import blindmail
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import format_time
 from judge.games import (
@@ -33,6 +34,13 @@ def start(ctx: Context, node: nodes.Start) -> str:
         warnings = param_warnings(game)
     except ValueError as err:  # each method's ParamError
         raise CommandRejected(f"?{game.name} cannot start: {err}. Fix it with SET first") from err
+    if game.method == "blind-random":
+        set_state(ctx.session, game, "bidding", ctx.now)
+        game.started_at = ctx.now
+        blindmail.start(ctx.session, ctx.config, ctx.now, game, [p.address for p in players],
+                        [p["name"] for p in game.powers])
+        return (f"?{game.name} started: each player was sent a blinded power message; the third party "
+                f"{game.params['third_party']} takes it from here")
     if not is_auction(game):
         # Preference lists are in already: the assignment is made now.
         set_state(ctx.session, game, "bidding", ctx.now)

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from types import ModuleType
 
-from judge.methods import blind_auction, preference, random_assign
+from judge.methods import blind_auction, blind_random, preference, random_assign
 
 METHODS: dict[str, ModuleType] = {blind_auction.NAME: blind_auction, preference.NAME: preference,
-                                  random_assign.NAME: random_assign}
+                                  random_assign.NAME: random_assign, blind_random.NAME: blind_random}
 ALIASES = {"blind": blind_auction.NAME, "auction": blind_auction.NAME, "ba": blind_auction.NAME,
            "pref": preference.NAME, "preferences": preference.NAME, "njudge": preference.NAME}
 

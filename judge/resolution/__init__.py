@@ -38,6 +38,9 @@ def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
     for player, text in subs.items():
         if not isinstance(text, str):
             raise ResolveInputError(f"submission of {player!r} must be text")
-    resolver = {"blind-auction": blind_auction, "preference": preference, "random": random_assign}[module.NAME]
+    resolvers = {"blind-auction": blind_auction, "preference": preference, "random": random_assign}
+    if module.NAME not in resolvers:
+        raise ResolveInputError(f"{module.NAME} runs by mail only (docs/blinding.md); it has no offline resolution")
+    resolver = resolvers[module.NAME]
     record = resolver.resolve(powers, data.get("params"), subs, DrawStream(seed))
     return {"method": module.NAME, "seed": seed.hex(), "powers": powers.as_json(), **record}

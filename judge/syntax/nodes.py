@@ -137,5 +137,19 @@ class Entropy(Node):
 
 
 @dataclass(frozen=True)
+class SetThirdParty(Node):
+    address: str
+
+
+@dataclass(frozen=True)
+class Blinding(Node):
+    """A message of the blinding protocol (docs/blinding.md)."""
+
+    kind: str  # blinded, blind, blindlist, blinds, thirdparty, listreceived, blindsin, finalsent, claim
+    game: str
+    values: tuple[str, ...]  # digit strings, or player addresses for thirdparty
+
+
+@dataclass(frozen=True)
 class Bids(Node):
     entries: tuple[BidEntry, ...]

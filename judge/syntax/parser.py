@@ -24,6 +24,7 @@ _EXPECTED = {
     "PREF_LIST": "a preference list (like E[FGR][TAI])",
     "COUNT": "a number of players",
     "ENTROPY_TEXT": "any text",
+    "NUMBER": "a number of digits",
     "AMOUNT": "a number of points",
     "PARAM_VALUE": "a whole number (or T/U for D)",
     "WORD": "a power's name",
@@ -142,6 +143,24 @@ class _ToNodes(Transformer):
     def list_game(self, c):
         game = _opt(c[0] if c else None)
         return nodes.ListGame(**_HERE, game=game[1:] if game else None)
+
+    def set_third_party(self, c):
+        return nodes.SetThirdParty(**_HERE, address=str(c[0]))
+
+    def _blinding(kind):
+        def make(self, c):
+            return nodes.Blinding(**_HERE, kind=kind, game=str(c[0])[1:], values=tuple(str(x) for x in c[1:]))
+        return make
+
+    blinded = _blinding("blinded")
+    blind_factor = _blinding("blind")
+    blind_list = _blinding("blindlist")
+    blinds_published = _blinding("blinds")
+    third_party_start = _blinding("thirdparty")
+    list_received = _blinding("listreceived")
+    blinds_in = _blinding("blindsin")
+    final_sent = _blinding("finalsent")
+    claim = _blinding("claim")
 
     def entropy(self, c):
         return nodes.Entropy(**_HERE, text=str(c[0]).rstrip() if c[0] is not None else "")
