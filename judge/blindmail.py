@@ -9,7 +9,6 @@ and gets no reply (both sides send Auto-Submitted mail: no loops).
 
 from __future__ import annotations
 
-import hashlib
 from datetime import datetime
 from typing import Any
 
@@ -20,24 +19,37 @@ from judge import audit
 from judge.config import Config
 from judge.methods import blinding
 from judge.outbox import queue_mail
-from judge.rng import DrawStream
-from judge.store.models import BlindRun, Game
+from judge.commitment import resolution_seed
+from judge.methods.blind_random import step_stream
+from judge.store.models import BlindRun, Entropy, Game, Player
 from judge.templating import render_mail
 
 # Commands that one judge sends another: accepted even in auto-generated mail.
 JUDGE_TO_JUDGE = {"thirdparty", "listreceived", "finalsent", "blindlist", "blindsin", "blinds"}
 
 
-def gm_stream(game: Game, step: str) -> DrawStream:
-    """The GM side's draws come from the game's committed secret, one stream
-    per step, so the record can be replayed once the secret is revealed."""
-    return DrawStream(hashlib.sha256(bytes.fromhex(game.secret_seed) + b"blinding " + step.encode()).digest())
+def game_seed(session: Session, game: Game) -> tuple[bytes, list[list[str]]]:
+    """The seed of the GM side's draws: the game's committed secret mixed
+    with the players' ENTROPY so far (judge.commitment), and that entropy."""
+    entropy = [[player, text] for player, text in session.execute(
+        select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
+        .where(Entropy.game_id == game.id).order_by(Entropy.id))]
+    return resolution_seed(bytes.fromhex(game.secret_seed), entropy), entropy
+
+
+def gm_state(run: BlindRun) -> blinding.GMState:
+    return blinding.GMState.from_dict(run.state["protocol"])
+
+
+def gm_seed(run: BlindRun) -> bytes:
+    return bytes.fromhex(run.state["seed"])
 
 
 def send(session: Session, config: Config, now: datetime, template: str, to: list[str], game_id: int | None,
-         **context: Any) -> None:
+         attachments: Any = (), **context: Any) -> None:
     subject, body = render_mail(f"blind/{template}.txt.j2", judge=config.address, **context)
-    queue_mail(session, config, now, to=to, subject=subject, body=body, kind="blinding", game_id=game_id)
+    queue_mail(session, config, now, to=to, subject=subject, body=body, kind="blinding", game_id=game_id,
+               attachments=attachments)
 
 
 def gm_run(session: Session, game: Game) -> BlindRun | None:
@@ -66,9 +78,10 @@ def start(session: Session, config: Config, now: datetime, game: Game, players: 
     """Steps 1-2: messages, G, one GM-blinded message to each player; the
     third party is told who will send it what."""
     third_party = game.params["third_party"]
-    state, first = blinding.start(players, powers, gm_stream(game, "start"), third_party=third_party)
+    seed, entropy = game_seed(session, game)
+    state, first = blinding.start(players, powers, step_stream(seed, "start"), third_party=third_party)
     run = BlindRun(role="gm", game=game.name, game_id=game.id, gm=config.address, third_party=third_party,
-                   state=state.as_dict(), created_at=now)
+                   state={"protocol": state.as_dict(), "seed": seed.hex(), "entropy": entropy}, created_at=now)
     session.add(run)
     session.flush()
     for player, message in first.items():
@@ -80,4 +93,7 @@ def start(session: Session, config: Config, now: datetime, game: Game, players: 
 
 
 def save(run: BlindRun, state: Any) -> None:
-    run.state = state.as_dict()
+    if run.role == "gm":
+        run.state = {**run.state, "protocol": state.as_dict()}
+    else:
+        run.state = state.as_dict()

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.commitment import resolution_seed
+from judge.methods.blind_random import replay
 from judge.record import FILENAME
 from judge.resolution import ResolveInputError, run_resolution
 
@@ -109,8 +110,11 @@ def verify(record: dict[str, Any]) -> Verdict:
     else:
         v.checked.append(f"seed {result['seed']} as recorded (no commitment in this record)")
     try:
-        again = run_resolution(data, bytes.fromhex(result["seed"]))
-    except (ResolveInputError, ValueError) as err:
+        if record.get("method") == "blind-random":
+            again = replay(data, bytes.fromhex(result["seed"]))  # the blinding protocol's GM side
+        else:
+            again = run_resolution(data, bytes.fromhex(result["seed"]))
+    except (ResolveInputError, ValueError, KeyError) as err:
         v.difference = f"input: cannot be re-run: {err}"
         return v
     # What follows from the input alone comes first, so an altered bid or list

@@ -11,7 +11,11 @@ from __future__ import annotations
 import email
 import email.policy
 import hashlib
+import json
 import re
+import subprocess
+import sys
+from pathlib import Path
 from collections import defaultdict
 
 from click.testing import CliRunner
@@ -23,6 +27,7 @@ from judge.store.models import InboundMessage
 from judge.transports.maildir import read_all
 from tests.harness import Harness
 
+JUDGE_BIN = str(Path(sys.executable).with_name("judge"))
 GM = "gm@example.test"
 TP = "tp-judge@other.test"
 PLAYERS = [f"p{i}@example.test" for i in range(7)]
@@ -130,6 +135,19 @@ def test_blind_game_by_mail_between_two_judges(harness, tmp_path):
         assert not any(f"{q}" in t and record[q] in t for q in record if q != p for t in post.texts(p)), p
         assert others  # (seven distinct powers, checked above)
     assert all(record[p] in master for p in PLAYERS)
+
+    # The master's record re-runs from the mail alone, and a changed blind is caught.
+    raw = a.sent_to_kind(GM, "blinding")[-1].as_bytes()
+    (tmp_path / "record.eml").write_bytes(raw)
+    run = subprocess.run([JUDGE_BIN, "verify", str(tmp_path / "record.eml")], capture_output=True, text=True)
+    assert run.returncode == 0 and "OK: the resolution checks out" in run.stdout, run.stdout + run.stderr
+    rec = json.loads(next(part.get_payload(decode=True) for part in
+                          email.message_from_bytes(raw, policy=email.policy.default).walk()
+                          if part.get_filename() == "resolution.json"))
+    rec["result"]["gm_blind"] = "0" * 8
+    (tmp_path / "bad.json").write_text(json.dumps(rec))
+    run = subprocess.run([JUDGE_BIN, "verify", str(tmp_path / "bad.json")], capture_output=True, text=True)
+    assert run.returncode == 1 and "result.gm_blind" in run.stdout
 
     # A player cannot see their power and claim corruption to get another.
     final = post.find(PLAYERS[0], r"^    (\d{8})$").group(1)

@@ -11,6 +11,8 @@ from __future__ import annotations
 from email.utils import parseaddr
 
 from judge import audit, blindmail, rng
+from judge import record as sealed_record
+from judge.methods.blind_random import replay, step_stream
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import active_players, find_game, set_state
 from judge.methods import blinding
@@ -56,7 +58,7 @@ def _gm_game(ctx: Context, node: nodes.Blinding, *, from_third_party: bool):
     if from_third_party and ctx.sender.casefold() != run.third_party.casefold():
         raise CommandRejected(f"only the third party of ?{game.name} sends this")
     ctx.named_game = game
-    return game, run, blinding.GMState.from_dict(run.state)
+    return game, run, blindmail.gm_state(run)
 
 
 def _blind_list(ctx: Context, node: nodes.Blinding) -> str:
@@ -69,7 +71,7 @@ def _blind_list(ctx: Context, node: nodes.Blinding) -> str:
 def _blinds_in(ctx: Context, node: nodes.Blinding) -> str:
     game, run, state = _gm_game(ctx, node, from_third_party=True)
     state = blinding.blinds_collected(state)
-    state, final = blinding.unblind(state, blindmail.gm_stream(game, "final"))
+    state, final = blinding.unblind(state, step_stream(blindmail.gm_seed(run), "final"))
     fmt = blinding.public_format(state)
     blindmail.save(run, state)
     for player, message in final.items():
@@ -85,12 +87,16 @@ def _blinds(ctx: Context, node: nodes.Blinding) -> str:
     state, record = blinding.blinds_published(state, list(node.values))
     blindmail.save(run, state)
     run.finished = True
-    result = {"method": "blind-random", "record": record.as_dict(), "assignment": dict(record.assignment),
-              "format": state.fmt.pattern, "gm_blind": state.gm_blind}
-    ctx.session.add(Resolution(game_id=game.id, method=game.method, seed=game.secret_seed or "",
-                               input={"players": list(state.players), "powers": list(state.powers),
-                                      "third_party": run.third_party},
-                               result=result, reveal=None, created_at=ctx.now))
+    # The sealed record: with the revealed secret, anyone holding it can
+    # re-run the GM's side (judge verify); it is the master's alone.
+    data = {"players": list(state.players), "powers": list(state.powers), "third_party": run.third_party,
+            "blinded_list": list(state.blinded_list), "blinds": list(state.blinds)}
+    seed = blindmail.gm_seed(run)
+    result = replay(data, seed)
+    assert result["assignment"] == dict(record.assignment), "the replay must give the run's record"
+    reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": run.state["entropy"]}
+    ctx.session.add(Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
+                               result=result, reveal=reveal, created_at=ctx.now))
     if not record.ok:
         blindmail.send(ctx.session, ctx.config, ctx.now, "rerun", [game.gm_address], game.id, game=game.name,
                        reason=record.rerun_reason)
@@ -103,7 +109,9 @@ def _blinds(ctx: Context, node: nodes.Blinding) -> str:
         blindmail.send(ctx.session, ctx.config, ctx.now, "player_power", [player], game.id, game=game.name,
                        power=power)
     blindmail.send(ctx.session, ctx.config, ctx.now, "master_record", [game.gm_address], game.id,
-                   game=game.name, record=record, pattern=state.fmt.pattern, gm_blind=state.gm_blind)
+                   game=game.name, record=record, pattern=state.fmt.pattern, gm_blind=state.gm_blind,
+                   attachments=[(sealed_record.FILENAME, sealed_record.to_bytes(
+                       sealed_record.sealed(game.name, game.method, data, reveal, result)), "application/json")])
     set_state(ctx.session, game, "resolved", ctx.now)
     game.resolved_at = ctx.now
     audit.record(ctx.session, ctx.now, "resolution", game_id=game.id, assignment=powers,
