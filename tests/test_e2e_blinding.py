@@ -76,6 +76,17 @@ class Post:
         raise AssertionError(f"no mail to {who} matches {pattern!r}")
 
 
+def start_game(a: Harness, post: Post) -> None:
+    """The master creates ?bg with the other judge as third party; seven
+    players join; the master starts it."""
+    a.send(GM, "CREATE ?bg gmpw blind-random\nSET THIRDPARTY " + TP)
+    for p in PLAYERS:
+        a.send(p, "SIGNON ?bg pw")
+    post.settle()
+    a.send(GM, "SIGNON Mbg gmpw\nSTART")
+    post.settle()
+
+
 def cli(*args: str) -> str:
     out = CliRunner().invoke(blind, list(args))
     assert out.exit_code == 0, out.output
@@ -87,12 +98,7 @@ def test_blind_game_by_mail_between_two_judges(harness, tmp_path):
     b = Harness(tmp_path / "tp", f"sqlite:///{tmp_path / 'tp.sqlite3'}", address=TP)
     post = Post(a, b)
 
-    a.send(GM, "CREATE ?bg gmpw blind-random\nSET THIRDPARTY " + TP)
-    for p in PLAYERS:
-        a.send(p, "SIGNON ?bg pw")
-    post.settle()
-    a.send(GM, "SIGNON Mbg gmpw\nSTART")
-    post.settle()
+    start_game(a, post)
     assert "third party tp-judge@other.test takes it from here" in post.texts(GM)[-1]
 
     # Steps 3-4: every player blinds the message the GM's judge sent them and
@@ -168,12 +174,7 @@ def test_a_missing_player_stalls_the_protocol_without_leaking(harness, tmp_path)
     a = harness
     b = Harness(tmp_path / "tp", f"sqlite:///{tmp_path / 'tp.sqlite3'}", address=TP)
     post = Post(a, b)
-    a.send(GM, "CREATE ?bg gmpw blind-random\nSET THIRDPARTY " + TP)
-    for p in PLAYERS:
-        a.send(p, "SIGNON ?bg pw")
-    post.settle()
-    a.send(GM, "SIGNON Mbg gmpw\nSTART")
-    post.settle()
+    start_game(a, post)
     for k, p in enumerate(PLAYERS[:6]):
         first = post.find(p, r"^    (\d{8})$").group(1)
         b.send(p, f"BLINDED ?bg {cli('add', first, '1234567' + str(k)).split()[-1]}")
