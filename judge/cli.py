@@ -191,6 +191,67 @@ def _event_line(e: dict) -> str:
 main.add_command(blind)
 
 
+@main.group(invoke_without_command=True)
+@click.option("--all", "show_all", is_flag=True, help="Also list the mails already sent.")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
+    """List the outgoing mail that waits or failed (and, with --all, was sent)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from sqlalchemy import select
+
+    from judge.app import build_judge
+    from judge.store.models import OutboxMessage
+
+    judge = build_judge(_config(ctx), with_io=False)
+    with judge.sessions() as s:
+        query = select(OutboxMessage).order_by(OutboxMessage.id)
+        if not show_all:
+            query = query.where(OutboxMessage.status != "sent")
+        rows = [{"id": r.id, "status": r.status, "attempts": r.attempts, "to": r.recipients, "subject": r.subject,
+                 "next_attempt": r.next_attempt_at.isoformat() if r.status == "queued" else None,
+                 "last_error": r.last_error} for r in s.scalars(query)]
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("the outbox is empty" if show_all else "nothing waits and nothing failed")
+    for r in rows:
+        when = f" next try {r['next_attempt'][:19].replace('T', ' ')}" if r["next_attempt"] else ""
+        click.echo(f"#{r['id']:<6} {r['status']:<8} {r['attempts']} attempt(s){when}  to {', '.join(r['to'])}: "
+                   f"{r['subject']!r}" + (f"\n        last error: {r['last_error']}" if r["last_error"] else ""))
+
+
+@outbox.command("retry")
+@click.argument("ids", nargs=-1, type=int, required=True)
+@click.pass_context
+def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
+    """Queue failed (or waiting) mails again, to be sent at the next pass."""
+    from judge.app import build_judge
+    from judge.clock import SystemClock
+    from judge.store.models import OutboxMessage
+
+    judge = build_judge(_config(ctx.parent), with_io=False)
+    now = SystemClock().now()
+    problems = []
+    with judge.sessions.begin() as s:
+        for row_id in ids:
+            row = s.get(OutboxMessage, row_id)
+            if row is None:
+                problems.append(f"#{row_id}: no such mail")
+            elif row.status == "sent":
+                problems.append(f"#{row_id}: sent already at {row.sent_at:%Y-%m-%d %H:%M}; not sent again")
+            else:
+                # A fresh series of attempts: the retry limit counts from here.
+                row.status, row.attempts, row.next_attempt_at = "queued", 0, now
+                click.echo(f"#{row_id}: queued again")
+    for p in problems:
+        click.echo(p, err=True)
+    if problems:
+        sys.exit(1)
+
+
 @main.command()
 @click.argument("file", type=click.File("rb"))
 def verify(file) -> None:

@@ -167,3 +167,35 @@ def test_deliver_asks_the_mta_to_retry_when_the_store_is_down(tmp_path):
     run = subprocess.run([JUDGE_BIN, "-c", str(config), "deliver"], input=make_mail("a@x.test", "LIST"),
                          capture_output=True)
     assert run.returncode == 75 and b"temporary failure" in run.stderr
+
+
+def test_outbox_lists_failed_mail_and_retries_it(tmp_path):
+    import socket
+
+    from sqlalchemy import select
+
+    from judge.store.models import OutboxMessage
+    from judge.transports.smtp import SmtpSettings, SmtpTransport
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        closed = sock.getsockname()[1]
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    h.judge.transport = SmtpTransport(SmtpSettings(host="127.0.0.1", port=closed, timeout=2))
+    h.config = h.judge.config = type(h.config)(**{**h.config.__dict__, "max_attempts": 1})
+    h.mail("ann@example.test", "HELP")
+    h.mail("bob@example.test", "LIST")
+    with h.judge.sessions() as s:
+        ids = [r.id for r in s.scalars(select(OutboxMessage).order_by(OutboxMessage.id))]
+    h.close()
+    runner = CliRunner()
+    args = ["-c", str(_config(tmp_path))]
+    listed = runner.invoke(main, [*args, "outbox"])
+    assert listed.exit_code == 0
+    assert listed.output.count("failed") == 2 and "last error" in listed.output and "ann@example.test" in listed.output
+    rows = json.loads(runner.invoke(main, [*args, "outbox", "--format", "json"]).output)
+    assert [r["status"] for r in rows] == ["failed", "failed"]
+    retried = runner.invoke(main, [*args, "outbox", "retry", str(ids[0]), "9999"])
+    assert retried.exit_code == 1 and f"#{ids[0]}: queued again" in retried.output and "#9999: no such mail" in retried.output
+    rows = json.loads(runner.invoke(main, [*args, "outbox", "--format", "json"]).output)
+    assert [r["status"] for r in rows] == ["queued", "failed"] and rows[0]["attempts"] == 0
