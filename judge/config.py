@@ -45,6 +45,7 @@ class Config:
     max_attempts: int = 8
     retry_seconds: float = 60.0
     max_message_bytes: int = 2_000_000
+    max_mails_per_sender_per_hour: int = 60
     variants: Mapping[str, list[Any]] = field(default_factory=dict)
 
     @property
@@ -58,7 +59,7 @@ _KNOWN = {
     "inbox": {"type", "path"},
     "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
     "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
-    "limits": {"max_message_bytes"},
+    "limits": {"max_message_bytes", "max_mails_per_sender_per_hour"},
     "variants": None,
 }
 
@@ -147,6 +148,9 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         except PowerListError as err:
             raise ConfigError(f"[variants.{vname}] powers: {err}") from err
     limits = raw.get("limits", {})
+    for key in ("max_message_bytes", "max_mails_per_sender_per_hour"):
+        if key in limits and isinstance(limits[key], int) and limits[key] < 1:
+            raise ConfigError(f"[limits] {key}: at least 1, not {limits[key]}")
     return Config(
         data_dir=base,
         database_url=database,
@@ -162,5 +166,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         max_attempts=_get(outbox, "outbox", "max_attempts", int, 8),
         retry_seconds=float(_get(outbox, "outbox", "retry_seconds", (int, float), 60.0)),
         max_message_bytes=_get(limits, "limits", "max_message_bytes", int, 2_000_000),
+        max_mails_per_sender_per_hour=_get(limits, "limits", "max_mails_per_sender_per_hour", int, 60),
         variants={k: v["powers"] for k, v in variants.items()},
     )

@@ -9,8 +9,9 @@ the mail's effects, its reply and its status commit together or not at all.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from judge import audit
@@ -21,7 +22,7 @@ from judge.deadlines import format_time
 from judge.games import effective_params, is_auction, power_list, standings
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
-from judge.store.models import InboundMessage, Submission
+from judge.store.models import InboundMessage, OutboxMessage, Submission
 from judge.submission import check
 from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
 from judge.templating import render_mail
@@ -57,6 +58,8 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
     if not mail.sender or not mail.reply_to:
         row.status, row.reason = "quarantined", "no usable From address: nobody to answer"
         return
+    if _flooding(session, config, now, row, mail):
+        return
     if len(row.raw) > config.max_message_bytes:
         blocks = [Block([], "rejected", f"your mail is {len(row.raw)} bytes; the judge reads mails of at most "
                                          f"{config.max_message_bytes} bytes. Send the commands as plain text")]
@@ -67,6 +70,27 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
     blocks = run_lines(ctx, mail.text)
     _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id)
     row.status = "done"
+
+
+def _flooding(session: Session, config: Config, now: datetime, row: InboundMessage, mail: InboundMail) -> bool:
+    """Past the hourly cap of its sender, a mail is kept but not run; the
+    sender gets at most one short notice an hour."""
+    since, limit = now - timedelta(hours=1), config.max_mails_per_sender_per_hour
+    count = session.scalar(select(func.count(InboundMessage.id)).where(
+        InboundMessage.sender == mail.sender, InboundMessage.status == "done", InboundMessage.processed_at >= since))
+    if count < limit:
+        return False
+    row.status = "quarantined"
+    row.reason = f"flood: {count} mails from {mail.sender} in the last hour (limit {limit})"
+    noticed = session.scalar(
+        select(OutboxMessage.id).join(InboundMessage, OutboxMessage.inbound_id == InboundMessage.id)
+        .where(OutboxMessage.kind == "flood", InboundMessage.sender == mail.sender, OutboxMessage.created_at >= since)
+        .limit(1))
+    if noticed is None:
+        subject, body = render_mail("flood.txt.j2", mail=mail, count=count, limit=limit, judge_name=config.name)
+        queue_mail(session, config, now, to=[mail.reply_to], subject=subject, body=body, kind="flood",
+                   inbound_id=row.id, in_reply_to=mail.message_id)
+    return True
 
 
 def _judge_protocol_only(text: str) -> bool:
@@ -203,9 +227,36 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     _record(ctx, first, text, block.status, "; ".join([block.message, *block.notes]))
 
 
+# A reply stays readable, and never much larger than a mail the judge
+# accepts, whatever was sent: long lines are cut, and past a number of
+# entries the rest is summed up.
+MAX_REPLY_BLOCKS = 200
+MAX_ECHO = 300
+
+
+def _short(text: str, limit: int = MAX_ECHO) -> str:
+    return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
+def _bounded(blocks: list[Block]) -> list[Block]:
+    out = []
+    for b in blocks[:MAX_REPLY_BLOCKS]:
+        lines = [(n, _short(t)) for n, t in b.lines[:MAX_REPLY_BLOCKS]]
+        if len(b.lines) > MAX_REPLY_BLOCKS:
+            lines.append((0, f"... and {len(b.lines) - MAX_REPLY_BLOCKS} more lines"))
+        out.append(Block(lines, b.status, _short(b.message, 2000),
+                         _short(b.rendered_error, 2000) if b.rendered_error else None,
+                         [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]]))
+    if len(blocks) > MAX_REPLY_BLOCKS:
+        rejected = sum(1 for b in blocks[MAX_REPLY_BLOCKS:] if b.status == "rejected")
+        out.append(Block([], "ignored", f"{len(blocks) - MAX_REPLY_BLOCKS} more entries not shown "
+                                        f"({rejected} of them rejected); send fewer lines per mail"))
+    return out
+
+
 def _reply(session: Session, config: Config, now: datetime, row: InboundMessage, mail: InboundMail,
            blocks: list[Block], game_id: int | None) -> None:
-    subject, body = render_mail("reply.txt.j2", mail=mail, blocks=blocks, judge_name=config.name,
-                                received=row.received_at)
+    subject, body = render_mail("reply.txt.j2", mail=mail, blocks=_bounded(blocks), judge_name=config.name,
+                                received=row.received_at, subject=_short(mail.subject, 200))
     queue_mail(session, config, now, to=[mail.reply_to], subject=subject, body=body, kind="reply",
                game_id=game_id, inbound_id=row.id, in_reply_to=mail.message_id)

@@ -262,3 +262,15 @@ def test_power_names_that_would_read_as_commands_are_refused():
     # "Set" would read as the SET command: that power is named in full instead.
     assert [p.abbreviation for p in powers] == ["Setonia", "Hel", "Lis"]
     assert powers.lookup("hel").name == "Helvetia"
+
+
+def test_replies_stay_small_whatever_was_sent(h):
+    h.mail("ann@example.test", "\n".join(f"garbage line {k} !" for k in range(5000)), subject="x" * 5000)
+    msg = h.last_to("ann@example.test")
+    body = h.body(msg)
+    assert len(msg.as_bytes()) < 150_000
+    assert "4800 more entries not shown (4800 of them rejected)" in body
+    assert len(str(msg["Subject"])) < 260
+    h.mail("bob@example.test", "SIGNON ?g " + "pw " * 20000)
+    body = h.body(h.last_to("bob@example.test"))
+    assert "A password is one word" in body and len(body) < 3000

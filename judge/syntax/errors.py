@@ -17,9 +17,17 @@ class CommandSyntaxError(ValueError):
     def render(self) -> str:
         """The line, a caret under the fault, and what was expected."""
         prefix = f"line {self.line}: "
+        text, column = self.text, self.column
+        if len(text) > 120:
+            # A window around the fault: the caret stays under it.
+            start = max(0, column - 61)
+            shown = text[start:start + 120]
+            lead = "..." if start else ""
+            text = lead + shown + ("..." if start + 120 < len(self.text) else "")
+            column = column - start + len(lead)
         out = [
-            f"{prefix}{self.text}",
-            " " * (len(prefix) + self.column - 1) + "^",
+            f"{prefix}{text}",
+            " " * (len(prefix) + column - 1) + "^",
             f"column {self.column}: expected {self.expected}.",
         ]
         if self.hint:

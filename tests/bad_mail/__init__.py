@@ -1,0 +1,1 @@
+"""A corpus of malformed and hostile mails for the judge (see corpus.py)."""
