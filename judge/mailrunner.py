@@ -150,7 +150,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 blocks.append(bid_block)
             bid_block.lines.append((number, line))
             continue
-        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)) and bid_block is not None:
+        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf)) and bid_block is not None:
             _finish_submission(ctx, bid_block)
             bid_block = None
         shown = mask_secret(line, node)

@@ -59,7 +59,9 @@ class PowerList:
 # The words that begin a command line (grammars/commands.lark): a power name
 # or abbreviation must not be one of them, or a bid on it would not parse.
 COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace",
-                           "no", "nopref", "nopreference", "list", "help"})
+                           "no", "nopref", "nopreference", "list", "help", "for", "entropy", "claim",
+                           "blind", "blinds", "blinded", "blindlist", "blindsin", "finalsent",
+                           "listreceived", "thirdparty"})
 
 STANDARD_POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")
 

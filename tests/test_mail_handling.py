@@ -274,3 +274,21 @@ def test_replies_stay_small_whatever_was_sent(h):
     h.mail("bob@example.test", "SIGNON ?g " + "pw " * 20000)
     body = h.body(h.last_to("bob@example.test"))
     assert "A password is one word" in body and len(body) < 3000
+
+
+def test_the_master_enters_forum_posts_for_players(h):
+    players = full_game(h)
+    bids = "\n".join(f"{w}: {v}" for w, v in zip(POWERS, [40, 30, 20, 15, 10, 5, 1]))
+    h.mail(GM, f"SIGNON Mg gmpw\nFOR {players[0]}\n{bids}\nFOR {players[1]}\nNo Preference\nSTART")
+    reply = h.body(h.last_to(GM))
+    assert reply.count("the lines that follow count as") == 2
+    assert "bid list accepted: Austria 40" in reply and "No Preference accepted" in reply
+    assert "only the master of ?g may do this" in reply  # START: the master's commands are off after FOR
+    with h.judge.sessions() as s:
+        subs = s.scalars(select(Submission).order_by(Submission.id)).all()
+        game = find_game(s, "g")
+        by_id = {p.id: p.address for p in game.players}
+    assert [(by_id[x.player_id], x.valid, x.bids is None) for x in subs] == [
+        (players[0], True, False), (players[1], True, True)]
+    h.mail(players[2], f"SIGNON ?g pw\nFOR {players[3]}\nAustria 40")
+    assert "only the master of ?g may do this" in h.body(h.last_to(players[2]))

@@ -39,6 +39,7 @@ class Context:
     submission_lines: list[int] = field(default_factory=list)
     stop: bool = False  # SIGNOFF seen, or a failed SIGNON: later lines are not run
     named_game: Game | None = None  # the game a SIGNON named, even if it failed (for the game's log)
+    acting_master: bool = False  # after FOR player: the master enters that player's lines
 
     @property
     def log_game_id(self) -> int | None:

@@ -72,3 +72,18 @@ def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     if game.state == "waiting":
         return f"{player.name} <{player.address}> bids No Preference (D on every power)"
     return f"{player.name} <{player.address}> will bid No Preference unless they send bids first"
+
+
+@handles(nodes.OnBehalf)
+def on_behalf(ctx: Context, node: nodes.OnBehalf) -> str:
+    """FOR player: the lines that follow are that player's submission, as the
+    master copies it from a forum post (phpBB has no API to read it from)."""
+    if ctx.acting_master:
+        ctx.role = "master"  # FOR after FOR: the master moves on to the next player
+    game = ctx.require_master_in(_OPEN, "submissions can only be entered before the game is resolved")
+    player = _player(ctx, game, node.player)
+    ctx.player, ctx.role, ctx.acting_master = player, "player", True
+    audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
+                 player=player.address, new="submission entered by the master")
+    return (f"the lines that follow count as {player.name} <{player.address}>'s, until the next SIGNON, FOR "
+            f"or SIGNOFF (the master's commands are off until then)")

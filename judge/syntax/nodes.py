@@ -132,6 +132,11 @@ class Help(Node):
 
 
 @dataclass(frozen=True)
+class OnBehalf(Node):
+    player: str
+
+
+@dataclass(frozen=True)
 class Entropy(Node):
     text: str
 

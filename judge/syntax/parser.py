@@ -30,7 +30,7 @@ _EXPECTED = {
     "WORD": "a power's name",
     "$END": "the end of the line",
 }
-_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PREFERENCE, ENTROPY, LIST, HELP"
+_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PREFERENCE, FOR, ENTROPY, LIST, HELP"
 
 
 @cache
@@ -161,6 +161,9 @@ class _ToNodes(Transformer):
     blinds_in = _blinding("blindsin")
     final_sent = _blinding("finalsent")
     claim = _blinding("claim")
+
+    def on_behalf(self, c):
+        return nodes.OnBehalf(**_HERE, player=str(c[0]))
 
     def entropy(self, c):
         return nodes.Entropy(**_HERE, text=str(c[0]).rstrip() if c[0] is not None else "")
