@@ -18,6 +18,15 @@ def make_transport(config: Config) -> Transport:
     return MaildirTransport(config.outbox_path)
 
 
+def make_source(config: Config, judge: Judge):
+    if config.inbox_type == "imap":
+        from judge.sources.imap import ImapSource
+        from judge.sources.watermark import WatermarkStore
+
+        return ImapSource(config.imap, WatermarkStore(judge.sessions))
+    return MaildirSource(config.inbox_path, name="maildir:inbox")
+
+
 def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = True) -> Judge:
     """Open (and upgrade) the store; with_io adds the configured source and transport."""
     config.data_dir.mkdir(parents=True, exist_ok=True)
@@ -25,6 +34,6 @@ def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = T
     upgrade(engine)
     judge = Judge(config=config, sessions=session_factory(engine), clock=clock or SystemClock())
     if with_io:
-        judge.sources = [MaildirSource(config.inbox_path, name="maildir:inbox")]
+        judge.sources = [make_source(config, judge)]
         judge.transport = make_transport(config)
     return judge

@@ -39,6 +39,8 @@ class Config:
     default_deadline_hours: float = 72.0
     password_cost: int = 14
     inbox_path: Path | None = None  # Maildir the daemon reads
+    inbox_type: str = "maildir"  # maildir | imap
+    imap: Any = None  # judge.sources.imap.ImapSettings when inbox_type is "imap"
     transport: str = "maildir"  # maildir | smtp
     outbox_path: Path | None = None  # Maildir the maildir transport writes
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
@@ -57,6 +59,8 @@ _KNOWN = {
     "judge": {"address", "name", "data_dir", "database", "poll_interval", "default_deadline_hours",
               "password_cost"},
     "inbox": {"type", "path"},
+    "imap": {"host", "port", "security", "username", "password", "folder", "processed", "cafile", "verify",
+             "timeout", "idle_timeout"},
     "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
     "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
     "limits": {"max_message_bytes", "max_mails_per_sender_per_hour"},
@@ -118,8 +122,30 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     if not 4 <= cost <= 20:
         raise ConfigError(f"[judge] password_cost: between 4 and 20, not {cost}")
     inbox = raw.get("inbox", {})
-    if _get(inbox, "inbox", "type", str, "maildir") != "maildir":
-        raise ConfigError("[inbox] type: only 'maildir' is available")
+    inbox_type = _get(inbox, "inbox", "type", str, "maildir")
+    if inbox_type not in ("maildir", "imap"):
+        raise ConfigError(f"[inbox] type: 'maildir' or 'imap', not {inbox_type!r}")
+    imap = None
+    if inbox_type == "imap":
+        from judge.sources.imap import ImapSettings
+
+        i = raw.get("imap", {})
+        try:
+            imap = ImapSettings(
+                host=_get(i, "imap", "host", str, "localhost"),
+                port=_get(i, "imap", "port", int, None),
+                security=_get(i, "imap", "security", str, "tls"),
+                username=_get(i, "imap", "username", str, ""),
+                password=_get(i, "imap", "password", str, ""),
+                folder=_get(i, "imap", "folder", str, "INBOX"),
+                processed=_get(i, "imap", "processed", str, "flag"),
+                cafile=_get(i, "imap", "cafile", str, None),
+                verify=_get(i, "imap", "verify", bool, True),
+                timeout=float(_get(i, "imap", "timeout", (int, float), 30.0)),
+                idle_timeout=float(_get(i, "imap", "idle_timeout", (int, float), 600.0)),
+            )
+        except ValueError as err:
+            raise ConfigError(f"[imap] {err}") from err
     outbox = raw.get("outbox", {})
     transport = _get(outbox, "outbox", "transport", str, "maildir")
     if transport not in ("maildir", "smtp"):
@@ -160,6 +186,8 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         default_deadline_hours=float(_get(j, "judge", "default_deadline_hours", (int, float), 72.0)),
         password_cost=cost,
         inbox_path=under(_get(inbox, "inbox", "path", str, "inbox")),
+        inbox_type=inbox_type,
+        imap=imap,
         transport=transport,
         outbox_path=under(_get(outbox, "outbox", "path", str, "outbox")),
         smtp=smtp,

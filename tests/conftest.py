@@ -71,3 +71,4 @@ def harness(tmp_path: Path, database_url: str):
 
 # Real SMTP servers (aiosmtpd on loopback) for any test that asks for them.
 from tests.conftest_smtp import smtp_server, smtp_server_factory, tls_files  # noqa: E402,F401
+from tests.conftest_mail import mailrig  # noqa: E402,F401

@@ -207,3 +207,20 @@ class Event(Base):
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
     outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+from sqlalchemy import BigInteger  # appended with SourceState
+
+
+class SourceState(Base):
+    """Where an inbound source stands: for IMAP the folder, its UIDVALIDITY
+    and the highest UID stored (judge.sources.watermark)."""
+
+    __tablename__ = "source_state"
+
+    source: Mapped[str] = mapped_column(String(200), primary_key=True)
+    mailbox: Mapped[str] = mapped_column(String(1000))
+    # UIDs and UIDVALIDITY are unsigned 32-bit numbers: too big for a signed INTEGER.
+    uidvalidity: Mapped[int] = mapped_column(BigInteger)
+    last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
+    updated_at: Mapped[datetime] = mapped_column(UTCDateTime)

@@ -1,0 +1,291 @@
+"""Inbound mail from an IMAP folder.
+
+fetch() returns the mails whose UID is above the watermark (judge.sources.
+watermark: mailbox, UIDVALIDITY, last UID, kept in the database), oldest
+first, read with BODY.PEEK[] so that nothing is marked \\Seen by the judge.
+ack() advances the watermark and marks the mail processed on the server:
+the keyword $JudgeDone, or a move to another folder.
+
+A new UIDVALIDITY (the folder was recreated or rebuilt) is logged at ERROR and
+the watermark starts over at 0: every mail of the folder is fetched again and
+the judge's Message-ID guard drops those it stored before.
+
+Network faults never leave fetch()/ack()/wait(): they are logged, the
+connection is dropped and retried with exponential backoff (capped), so the
+daemon never exits because the mail server is away.
+"""
+
+from __future__ import annotations
+
+import imaplib
+import ipaddress
+import logging
+import socket
+import ssl
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from imapclient import IMAPClient
+from imapclient.exceptions import IMAPClientError
+from sqlalchemy.orm import Session
+
+from judge.sources.base import RawMail, Source
+from judge.sources.watermark import Watermark, WatermarkStore
+
+log = logging.getLogger(__name__)
+
+SECURITY = ("none", "starttls", "tls")
+DONE_KEYWORD = "$JudgeDone"
+FETCH_CHUNK = 50
+# What a broken connection or server may raise (imaplib.IMAP4.error covers imapclient's errors).
+NETWORK_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, imaplib.IMAP4.error, IMAPClientError,
+                                                   ssl.SSLError, socket.timeout)
+
+
+def is_loopback(host: str) -> bool:
+    if host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost"):
+        return True
+    try:
+        return ipaddress.ip_address(host.strip("[]")).is_loopback
+    except ValueError:
+        return False
+
+
+@dataclass(frozen=True)
+class ImapSettings:
+    host: str
+    port: int | None = None  # None: 993 for "tls", 143 otherwise
+    security: str = "tls"  # none (loopback only) | starttls | tls
+    username: str = ""
+    password: str = ""
+    folder: str = "INBOX"
+    processed: str = "flag"  # "flag": keyword $JudgeDone; anything else: the folder to move mail to
+    cafile: str | None = None
+    verify: bool = True
+    timeout: float = 30.0  # seconds, for connecting and every command
+    idle_timeout: float = 600.0  # longest single IDLE before it is renewed (servers drop at ~30 min)
+    backoff_initial: float = 1.0
+    backoff_max: float = 300.0
+
+    def __post_init__(self) -> None:
+        if self.security not in SECURITY:
+            raise ValueError(f"IMAP security must be one of {', '.join(SECURITY)}, not {self.security!r}")
+        if self.security == "none" and not is_loopback(self.host):
+            raise ValueError(f"IMAP without TLS is only allowed to a loopback host, not {self.host!r}")
+        if not self.host:
+            raise ValueError("IMAP host missing")
+        if not self.processed:
+            raise ValueError('IMAP "processed" must be "flag" or a folder name')
+        if self.processed == self.folder:
+            raise ValueError("IMAP processed folder must differ from the folder read")
+        if self.port is not None and not 0 < self.port < 65536:
+            raise ValueError(f"bad IMAP port {self.port}")
+
+    @property
+    def effective_port(self) -> int:
+        return self.port or (993 if self.security == "tls" else 143)
+
+    def ssl_context(self) -> ssl.SSLContext:
+        ctx = ssl.create_default_context(cafile=self.cafile)
+        if not self.verify:
+            ctx.check_hostname = False
+            ctx.verify_mode = ssl.CERT_NONE
+        return ctx
+
+
+class ImapSource(Source):
+    def __init__(self, settings: ImapSettings, watermarks: WatermarkStore, name: str | None = None, *,
+                 sleep: Callable[[float], None] = time.sleep,
+                 monotonic: Callable[[], float] = time.monotonic) -> None:
+        self.settings = settings
+        self.watermarks = watermarks
+        self.name = name or f"imap:{settings.username}@{settings.host}/{settings.folder}"
+        self._sleep = sleep
+        self._monotonic = monotonic
+        self._client: IMAPClient | None = None
+        self._uidvalidity: int | None = None  # of the folder as last selected
+        self._backoff = 0.0
+        self._retry_at = 0.0
+        self._unmarked: set[tuple[int, int]] = set()  # (uidvalidity, uid) stored but not yet marked on the server
+
+    # -- connection -----------------------------------------------------
+    def _connect(self) -> IMAPClient:
+        st = self.settings
+        client = IMAPClient(st.host, port=st.effective_port, ssl=st.security == "tls",
+                            ssl_context=st.ssl_context() if st.security == "tls" else None, timeout=st.timeout)
+        try:
+            if st.security == "starttls":
+                client.starttls(st.ssl_context())
+            client.login(st.username, st.password)
+            if st.processed != "flag" and not client.folder_exists(st.processed):
+                client.create_folder(st.processed)
+        except BaseException:
+            self._shutdown(client)
+            raise
+        log.info("%s: connected to %s:%s", self.name, st.host, st.effective_port)
+        return client
+
+    @staticmethod
+    def _shutdown(client: IMAPClient) -> None:
+        try:
+            client.logout()
+        except NETWORK_ERRORS as exc:
+            log.debug("logout failed (%s); closing the socket", exc)
+            try:
+                client.shutdown()
+            except NETWORK_ERRORS as exc2:
+                log.debug("socket shutdown failed (%s)", exc2)
+
+    def _drop(self) -> None:
+        if self._client is not None:
+            self._shutdown(self._client)
+        self._client = None
+
+    def _failed(self, what: str, exc: BaseException) -> None:
+        self._drop()
+        st = self.settings
+        self._backoff = min(st.backoff_max, self._backoff * 2 if self._backoff else st.backoff_initial)
+        self._retry_at = self._monotonic() + self._backoff
+        log.warning("%s: %s failed (%s: %s); retrying in %.0f s", self.name, what, type(exc).__name__, exc,
+                    self._backoff)
+
+    def _ok(self) -> None:
+        self._backoff = 0.0
+        self._retry_at = 0.0
+
+    def _may_try(self) -> bool:
+        return self._client is not None or self._monotonic() >= self._retry_at
+
+    def _with_client(self, what: str, op: Callable[[IMAPClient], object]) -> tuple[bool, object]:
+        """Run op on a connection; a stale connection is replaced and op retried once.
+        Returns (ok, result); network errors are logged, never raised."""
+        if not self._may_try():
+            log.debug("%s: %s skipped, server retry not due yet", self.name, what)
+            return False, None
+        for attempt in (1, 2):
+            fresh = self._client is None
+            try:
+                if self._client is None:
+                    self._client = self._connect()
+                result = op(self._client)
+            except NETWORK_ERRORS as exc:
+                if not fresh and attempt == 1:  # a connection that had worked: the server may have dropped it
+                    log.info("%s: connection lost (%s: %s); reconnecting", self.name, type(exc).__name__, exc)
+                    self._drop()
+                    continue
+                self._failed(what, exc)
+                return False, None
+            self._ok()
+            return True, result
+        return False, None  # pragma: no cover - the loop always returns
+
+    def _select(self, client: IMAPClient) -> Watermark:
+        """Select the folder and return the watermark valid for its UIDVALIDITY."""
+        info = client.select_folder(self.settings.folder)
+        uidvalidity = int(info[b"UIDVALIDITY"])
+        self._uidvalidity = uidvalidity
+        mark = self.watermarks.get(self.name)
+        if mark is None:
+            return Watermark(self.settings.folder, uidvalidity, 0)
+        if mark.uidvalidity != uidvalidity or mark.mailbox != self.settings.folder:
+            log.error("%s: UIDVALIDITY of %s changed from %s to %s (was %s): the folder was recreated or rebuilt; "
+                      "fetching all its mail again, the Message-ID guard drops what was stored before",
+                      self.name, self.settings.folder, mark.uidvalidity, uidvalidity, mark.mailbox)
+            self._unmarked = {u for u in self._unmarked if u[0] == uidvalidity}
+            return self.watermarks.reset(self.name, self.settings.folder, uidvalidity, 0)
+        return mark
+
+    # -- Source ---------------------------------------------------------
+    def fetch(self, limit: int | None = None) -> list[RawMail]:
+        def op(client: IMAPClient) -> list[RawMail]:
+            mark = self._select(client)
+            self._mark_pending(client)
+            uids = sorted(u for u in client.search(["UID", f"{mark.last_uid + 1}:*"]) if u > mark.last_uid)
+            if limit is not None:
+                uids = uids[:limit]
+            mails: list[RawMail] = []
+            for i in range(0, len(uids), FETCH_CHUNK):
+                chunk = uids[i:i + FETCH_CHUNK]
+                data = client.fetch(chunk, ["BODY.PEEK[]"])
+                for uid in chunk:
+                    item = data.get(uid)
+                    if item is None or b"BODY[]" not in item:
+                        continue  # expunged meanwhile
+                    mails.append(RawMail(raw=bytes(item[b"BODY[]"]), source=self.name,
+                                         ref=f"{mark.uidvalidity}:{uid}"))
+            return mails
+
+        ok, mails = self._with_client("fetch", op)
+        return mails if ok else []  # type: ignore[return-value]
+
+    def ack(self, mail: RawMail, session: Session | None = None) -> None:
+        """Advance the watermark past `mail` (in `session` if given, which the
+        caller commits; else in a transaction of its own), then mark the mail
+        processed on the server. Idempotent; server faults are logged and the
+        marking retried on a later fetch."""
+        if mail.source != self.name:
+            raise ValueError(f"mail from {mail.source!r} acknowledged at {self.name!r}")
+        try:
+            uidvalidity, uid = (int(x) for x in mail.ref.split(":"))
+        except ValueError:
+            raise ValueError(f"not an IMAP reference of this source: {mail.ref!r}") from None
+        if self._uidvalidity is not None and uidvalidity != self._uidvalidity:
+            log.warning("%s: ack of UID %s of the old UIDVALIDITY %s ignored", self.name, uid, uidvalidity)
+            return
+        if session is not None:
+            self.watermarks.advance(session, self.name, uidvalidity, uid, self.settings.folder)
+        else:
+            with self.watermarks.sessions.begin() as s:
+                self.watermarks.advance(s, self.name, uidvalidity, uid, self.settings.folder)
+        self._unmarked.add((uidvalidity, uid))
+        if self._client is not None:
+            self._with_client("marking as processed", self._mark_pending)
+
+    def _mark_pending(self, client: IMAPClient) -> None:
+        uids = sorted(u for v, u in self._unmarked if v == self._uidvalidity)
+        self._unmarked = {x for x in self._unmarked if x[0] == self._uidvalidity}
+        if not uids:
+            return
+        if self.settings.processed == "flag":
+            client.add_flags(uids, [DONE_KEYWORD.encode()], silent=True)
+        elif client.has_capability("MOVE"):
+            client.move(uids, self.settings.processed)
+        else:
+            client.copy(uids, self.settings.processed)
+            client.add_flags(uids, [b"\\Deleted"], silent=True)
+            if client.has_capability("UIDPLUS"):
+                client.uid_expunge(uids)
+            else:
+                client.expunge()
+        self._unmarked.difference_update((self._uidvalidity, u) for u in uids)
+
+    def wait(self, timeout: float) -> bool:
+        """Wait up to `timeout` seconds for new mail: IMAP IDLE if the server
+        offers it, else sleep. True if woken by the server before the end."""
+        deadline = self._monotonic() + timeout
+
+        def idle(client: IMAPClient) -> bool | None:
+            if not client.has_capability("IDLE"):
+                return None
+            self._select(client)
+            while True:
+                left = deadline - self._monotonic()
+                if left <= 0:
+                    return False
+                client.idle()
+                responses = client.idle_check(timeout=min(left, self.settings.idle_timeout))
+                responses += client.idle_done()[1]
+                if any(isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
+                    return True
+
+        ok, woke = self._with_client("IDLE", idle)
+        if ok and woke is not None:
+            return bool(woke)
+        left = deadline - self._monotonic()
+        if left > 0:
+            self._sleep(left)
+        return False
+
+    def close(self) -> None:
+        self._drop()

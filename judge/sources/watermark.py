@@ -1,0 +1,71 @@
+"""How far a UID-based source (IMAP) has got: one row of `source_state` per source.
+
+The watermark is the highest UID whose mail is stored durably, for one
+mailbox and UIDVALIDITY. It only moves forward within a UIDVALIDITY; a new
+UIDVALIDITY starts over at 0 (`reset`). `advance` takes the caller's session,
+so that it can share the transaction that stores the mail.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import UTC, datetime
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge.store.models import SourceState
+
+
+@dataclass(frozen=True)
+class Watermark:
+    mailbox: str
+    uidvalidity: int
+    last_uid: int
+
+
+def _now() -> datetime:
+    return datetime.now(UTC)
+
+
+class WatermarkStore:
+    def __init__(self, sessions: sessionmaker[Session]) -> None:
+        self.sessions = sessions
+
+    def get(self, source_name: str) -> Watermark | None:
+        with self.sessions() as s:
+            row = s.get(SourceState, source_name)
+            return None if row is None else Watermark(row.mailbox, row.uidvalidity, row.last_uid)
+
+    def advance(self, session: Session, source_name: str, uidvalidity: int, uid: int,
+                mailbox: str | None = None) -> Watermark:
+        """Raise the watermark to `uid` (never lowers it) for `uidvalidity`.
+
+        A different UIDVALIDITY than the stored one replaces it (the caller
+        has logged the change). The caller commits `session`.
+        """
+        row = session.scalars(select(SourceState).where(SourceState.source == source_name)
+                              .with_for_update()).first()
+        if row is None:
+            row = SourceState(source=source_name, mailbox=mailbox or "", uidvalidity=uidvalidity, last_uid=uid,
+                              updated_at=_now())
+            session.add(row)
+        elif row.uidvalidity != uidvalidity or (mailbox is not None and row.mailbox != mailbox):
+            row.uidvalidity, row.last_uid, row.updated_at = uidvalidity, uid, _now()
+            if mailbox is not None:
+                row.mailbox = mailbox
+        elif uid > row.last_uid:
+            row.last_uid, row.updated_at = uid, _now()
+        session.flush()
+        return Watermark(row.mailbox, row.uidvalidity, row.last_uid)
+
+    def reset(self, source_name: str, mailbox: str, uidvalidity: int, last_uid: int = 0) -> Watermark:
+        """Start over (new UIDVALIDITY or mailbox), in a transaction of its own."""
+        with self.sessions.begin() as s:
+            row = s.get(SourceState, source_name, with_for_update=True)
+            if row is None:
+                s.add(SourceState(source=source_name, mailbox=mailbox, uidvalidity=uidvalidity, last_uid=last_uid,
+                                  updated_at=_now()))
+            else:
+                row.mailbox, row.uidvalidity, row.last_uid, row.updated_at = mailbox, uidvalidity, last_uid, _now()
+        return Watermark(mailbox, uidvalidity, last_uid)

@@ -1,0 +1,89 @@
+"""A real Dovecot (IMAP/IMAPS/LMTP) and SMTP sink on loopback (tests/mailrig.sh),
+started once per test session and stopped at its end."""
+
+from __future__ import annotations
+
+import os
+import shlex
+import smtplib
+import subprocess
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+RIG = Path(__file__).resolve().parent / "mailrig.sh"
+
+
+def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(["bash", str(RIG), *args], check=False, capture_output=True, text=True,
+                          timeout=timeout, stdin=subprocess.DEVNULL)
+
+
+def parse_env(text: str) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for line in text.splitlines():
+        words = shlex.split(line)
+        if words[:1] != ["export"]:
+            continue
+        for w in words[1:]:
+            key, _, value = w.partition("=")
+            env[key] = value
+    return env
+
+
+@dataclass
+class MailRig:
+    env: dict[str, str]
+    host: str
+    imap_port: int
+    imaps_port: int
+    smtp_port: int
+    lmtp_port: int
+    cafile: str
+    users: dict[str, str] = field(default_factory=dict)  # address -> password
+
+    @property
+    def user(self) -> str:
+        return next(iter(self.users))
+
+    def password(self, user: str | None = None) -> str:
+        return self.users[user or self.user]
+
+    def deliver(self, to: str, raw: bytes) -> None:
+        """Deliver straight into `to`'s INBOX over LMTP (one recipient per transaction)."""
+        with smtplib.LMTP(self.host, self.lmtp_port, timeout=30) as c:
+            c.sendmail("sender@players.test", [to], raw)
+
+    def doveadm(self, *args: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["doveadm", "-c", f"{self.env['MAILRIG_DIR']}/dovecot.conf", *args],
+                              capture_output=True, text=True, timeout=60, check=True)
+
+    def reset(self) -> None:
+        r = _run("reset")
+        assert r.returncode == 0, r.stderr
+
+    def restart_dovecot(self) -> None:
+        r = _run("restart-dovecot")
+        assert r.returncode == 0, r.stderr
+
+
+@pytest.fixture(scope="session")
+def mailrig():
+    try:
+        r = _run("start", timeout=300)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"tests/mailrig.sh start timed out:\n{e.stderr}")
+    if r.returncode != 0:
+        pytest.fail(f"tests/mailrig.sh start failed ({r.returncode}):\n{r.stderr}")
+    env = parse_env(r.stdout)
+    users = {}
+    for pair in env.get("MAILRIG_USERS", "").split():
+        addr, _, pw = pair.partition(":")
+        users[addr] = pw
+    rig = MailRig(env=env, host=env["IMAP_HOST"], imap_port=int(env["IMAP_PORT"]),
+                  imaps_port=int(env["IMAPS_PORT"]), smtp_port=int(env["SMTP_PORT"]),
+                  lmtp_port=int(env["LMTP_PORT"]), cafile=env["MAILRIG_CAFILE"], users=users)
+    yield rig
+    if not os.environ.get("MAILRIG_KEEP"):
+        _run("stop")
