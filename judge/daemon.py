@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import signal
+import threading
 import traceback
 from dataclasses import dataclass, field
 
@@ -111,13 +112,23 @@ class Judge:
 
     def run_forever(self) -> None:
         outbox.requeue_interrupted(self.sessions)
-        signal.signal(signal.SIGTERM, lambda *_: self.stop())
-        signal.signal(signal.SIGINT, lambda *_: self.stop())
+        if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
+            signal.signal(signal.SIGTERM, lambda *_: self.stop())
+            signal.signal(signal.SIGINT, lambda *_: self.stop())
         while not self.stopping:
             try:
                 self.run_once()
             except Exception:  # a database or network fault: log, wait, go on
                 log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
+            waiter = next((s for s in self.sources if hasattr(s, "wait")), None)
+            if waiter is not None and not self.stopping:
+                # IMAP IDLE: back at once when new mail arrives.
+                try:
+                    waiter.wait(self.config.poll_interval)
+                except Exception:  # a network fault: the next pass reconnects
+                    log.exception("waiting for new mail failed")
+                    self.clock.sleep(min(1.0, self.config.poll_interval))
+                continue
             waited = 0.0
             while not self.stopping and waited < self.config.poll_interval:
                 # Short naps, so that SIGTERM stops the daemon within a second.

@@ -260,3 +260,38 @@ def test_the_daemon_reads_imap_when_configured(tmp_path, mailrig):
     with _pytest.raises(ConfigError, match=r"\[imap\]"):
         load_config(None, data_dir=tmp_path / "d2", overrides={
             "inbox": {"type": "imap"}, "imap": {"host": "imap.example.org", "security": "none"}})
+
+
+def test_the_running_daemon_wakes_on_new_imap_mail(tmp_path, mailrig):
+    """run_forever waits with IMAP IDLE, and answers a new mail within seconds
+    before its poll interval is over."""
+    import threading
+    import time as _time
+
+    from judge.clock import SystemClock
+    from judge.sources.imap import ImapSettings, ImapSource
+    from judge.sources.watermark import WatermarkStore
+    from judge.transports.maildir import read_all
+    from tests.harness import Harness, make_mail
+
+    mailrig.reset()
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}", poll_interval=15)
+    h.judge.clock = SystemClock()
+    source = ImapSource(ImapSettings(host=mailrig.host, port=mailrig.imap_port, security="none",
+                                     username=mailrig.user, password=mailrig.password()),
+                        WatermarkStore(h.judge.sessions))
+    h.judge.sources = [source]
+    worker = threading.Thread(target=h.judge.run_forever, daemon=True)
+    worker.start()
+    try:
+        _time.sleep(1.0)  # the daemon is idling now
+        mailrig.deliver(mailrig.user, make_mail("ann@example.test", "HELP", to=mailrig.user))
+        deadline = _time.monotonic() + 4  # well inside the 15 s poll interval: IDLE woke it
+        while _time.monotonic() < deadline and not read_all(h.config.outbox_path):
+            _time.sleep(0.2)
+        assert len(read_all(h.config.outbox_path)) == 1
+    finally:
+        h.judge.stop()
+        worker.join(timeout=20)
+        source.close()
+        h.close()
