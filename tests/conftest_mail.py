@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import shlex
 import smtplib
+import socket
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -15,9 +16,25 @@ import pytest
 RIG = Path(__file__).resolve().parent / "mailrig.sh"
 
 
+# Each test session gets a rig of its own (its own folder and free ports), so
+# that two sessions on one machine never stop or reset each other's servers.
+_RIG_ENV: dict[str, str] = {}
+
+
+def _free_ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for sock in socks:
+            sock.bind(("127.0.0.1", 0))
+        return [sock.getsockname()[1] for sock in socks]
+    finally:
+        for sock in socks:
+            sock.close()
+
+
 def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", str(RIG), *args], check=False, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL)
+                          timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **_RIG_ENV})
 
 
 def parse_env(text: str) -> dict[str, str]:
@@ -70,6 +87,9 @@ class MailRig:
 
 @pytest.fixture(scope="session")
 def mailrig():
+    imap, imaps, lmtp, smtp = _free_ports(4)
+    _RIG_ENV.update(MAILRIG_DIR=f"/tmp/judge-mailrig-{os.getpid()}", MAILRIG_IMAP_PORT=str(imap),
+                    MAILRIG_IMAPS_PORT=str(imaps), MAILRIG_LMTP_PORT=str(lmtp), MAILRIG_SMTP_PORT=str(smtp))
     try:
         r = _run("start", timeout=300)
     except subprocess.TimeoutExpired as e:
@@ -86,4 +106,4 @@ def mailrig():
                   lmtp_port=int(env["LMTP_PORT"]), cafile=env["MAILRIG_CAFILE"], users=users)
     yield rig
     if not os.environ.get("MAILRIG_KEEP"):
-        _run("stop")
+        _run("clean")

@@ -1,0 +1,156 @@
+"""Outgoing mail posted to a Discourse forum, and a transport that routes
+each mail to the forum or to mail by its recipients.
+
+DiscourseTransport takes a mail that answers a forum post or is addressed to
+forum users, and posts its text body as a reply in a topic (POST /posts.json
+{"topic_id", "raw"}). The topic comes from, in this order:
+
+1. a header X-Judge-Reply-To: discourse:TOPIC_ID;
+2. In-Reply-To <discourse-post-ID@forum host> (the judge's replies carry it):
+   GET /posts/ID.json -> topic_id;
+3. settings.fallback_topic, with @mentions of the forum recipients.
+
+Errors: 429, 5xx, 408 and network faults are temporary (Retry-After kept in
+the message), other 4xx permanent, as is a mail with no topic to post in.
+Discourse has no idempotency key: a mail already posted by this process is not
+posted again, but a retry after a crash between the POST and the outbox's
+commit may post twice.
+
+CompositeTransport(routes) tries each route in turn: a route with a
+`route(mail)` method takes the recipients it returns, one without it takes all
+that are left. DiscourseTransport.route takes the whole mail when it answers a
+forum post, else its forum recipients, so mail to registered players still
+goes out by SMTP/Maildir.
+"""
+
+from __future__ import annotations
+
+import email
+import email.policy
+import logging
+import re
+from collections.abc import Sequence
+from dataclasses import replace
+from email.message import EmailMessage
+
+from judge.sources.discourse import DiscourseClient, DiscourseError, DiscourseSettings
+from judge.transports.base import OutgoingMail, Transport, TransportError
+
+log = logging.getLogger(__name__)
+
+_TOPIC_HEADER = re.compile(r"\s*discourse:(\d+)\s*", re.IGNORECASE)
+MAX_POST_CHARS = 32000  # Discourse's default max_post_length
+
+
+class DiscourseTransport(Transport):
+    def __init__(self, settings: DiscourseSettings, name: str | None = None) -> None:
+        self.settings = settings
+        self.client = DiscourseClient(settings)
+        self.name = name or f"discourse:{settings.username}@{settings.host}"
+        self._post_re = re.compile(rf"<?discourse-post-(\d+)@{re.escape(settings.host)}>?", re.IGNORECASE)
+        self._posted: dict[tuple[str, int], int] = {}  # (message id, topic) -> post id, this process
+        self._topics: dict[int, int] = {}  # post id -> topic id
+
+    # -- which mail is ours ---------------------------------------------
+    @staticmethod
+    def _parse(mail: OutgoingMail) -> EmailMessage:
+        return email.message_from_bytes(mail.raw, policy=email.policy.default)  # type: ignore[return-value]
+
+    def _topic_header(self, msg: EmailMessage) -> int | None:
+        match = _TOPIC_HEADER.fullmatch(str(msg.get("X-Judge-Reply-To") or ""))
+        return int(match.group(1)) if match else None
+
+    def _parent_post(self, msg: EmailMessage) -> int | None:
+        match = self._post_re.fullmatch(str(msg.get("In-Reply-To") or "").strip())
+        return int(match.group(1)) if match else None
+
+    def answers_forum(self, mail: OutgoingMail) -> bool:
+        msg = self._parse(mail)
+        return self._topic_header(msg) is not None or self._parent_post(msg) is not None
+
+    def route(self, mail: OutgoingMail) -> tuple[str, ...]:
+        """The recipients this transport delivers (to CompositeTransport)."""
+        if self.answers_forum(mail):
+            return tuple(mail.recipients)
+        return tuple(r for r in mail.recipients if self.settings.is_forum_address(r))
+
+    # -- sending --------------------------------------------------------
+    def _topic_of_post(self, post_id: int) -> int:
+        if post_id not in self._topics:
+            data = self.client.get(f"/posts/{post_id}.json")
+            self._topics[post_id] = int(data["topic_id"])
+        return self._topics[post_id]
+
+    def send(self, mail: OutgoingMail) -> None:
+        try:
+            msg = self._parse(mail)
+            text = _body_text(msg)
+        except Exception as exc:
+            raise TransportError(f"unreadable outgoing mail {mail.message_id}: {exc}", temporary=False) from exc
+        mentions = ""
+        try:
+            topic = self._topic_header(msg)
+            if topic is None:
+                parent = self._parent_post(msg)
+                if parent is not None:
+                    topic = self._topic_of_post(parent)
+            if topic is None:
+                users = [u for u in map(self.settings.username_of, mail.recipients) if u]
+                if self.settings.fallback_topic is None or not users:
+                    raise TransportError(f"no Discourse topic for {mail.message_id} to "
+                                         f"{', '.join(mail.recipients)}", temporary=False)
+                topic = self.settings.fallback_topic
+                mentions = " ".join(f"@{u}" for u in users) + "\n\n"
+            key = (mail.message_id, topic)
+            if key in self._posted:
+                log.info("%s: %s already posted as %s", self.name, mail.message_id, self._posted[key])
+                return
+            raw = (mentions + text).rstrip() or "(empty)"
+            if len(raw) > MAX_POST_CHARS:
+                raw = raw[:MAX_POST_CHARS - 40].rstrip() + "\n\n[... cut: too long for one post]"
+            result = self.client.post("/posts.json", {"topic_id": topic, "raw": raw})
+        except DiscourseError as exc:
+            raise TransportError(f"Discourse: {exc}", temporary=exc.temporary) from exc
+        except (KeyError, TypeError, ValueError) as exc:
+            raise TransportError(f"Discourse: unexpected answer ({type(exc).__name__}: {exc})",
+                                 temporary=True) from exc
+        post_id = result.get("id") if isinstance(result, dict) else None
+        self._posted[key] = post_id
+        log.info("%s: %s posted in topic %s as post %s", self.name, mail.message_id, topic, post_id)
+
+
+def _body_text(msg: EmailMessage) -> str:
+    part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
+    if part is None:
+        return ""
+    return str(part.get_content()).replace("\r\n", "\n")
+
+
+class CompositeTransport(Transport):
+    """Routes each mail's recipients to the first route that takes them."""
+
+    def __init__(self, routes: Sequence[Transport]) -> None:
+        if not routes:
+            raise ValueError("CompositeTransport needs at least one route")
+        self.routes = list(routes)
+        self.name = "composite:" + ",".join(t.name for t in self.routes)
+
+    def send(self, mail: OutgoingMail) -> None:
+        left = list(mail.recipients)
+        for transport in self.routes:
+            if not left:
+                break
+            chooser = getattr(transport, "route", None)
+            part = replace(mail, recipients=tuple(left))
+            taken = list(chooser(part)) if chooser is not None else list(left)
+            if not taken:
+                continue
+            transport.send(replace(mail, recipients=tuple(taken)))
+            taken_lower = {t.lower() for t in taken}
+            left = [r for r in left if r.lower() not in taken_lower]
+        if left:
+            raise TransportError(f"no transport for {', '.join(left)}", temporary=False)
+
+    def close(self) -> None:
+        for transport in self.routes:
+            transport.close()
