@@ -36,4 +36,13 @@ def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = T
     if with_io:
         judge.sources = [make_source(config, judge)]
         judge.transport = make_transport(config)
+        if config.forum is not None:
+            # A Discourse forum: its posts are read as mail, and replies to
+            # forum players are posted in their topics.
+            from judge.sources.discourse import DiscourseSource
+            from judge.sources.watermark import WatermarkStore
+            from judge.transports.discourse import CompositeTransport, DiscourseTransport
+
+            judge.sources.append(DiscourseSource(config.forum, WatermarkStore(judge.sessions)))
+            judge.transport = CompositeTransport([DiscourseTransport(config.forum), judge.transport])
     return judge

@@ -41,6 +41,7 @@ class Config:
     inbox_path: Path | None = None  # Maildir the daemon reads
     inbox_type: str = "maildir"  # maildir | imap
     imap: Any = None  # judge.sources.imap.ImapSettings when inbox_type is "imap"
+    forum: Any = None  # judge.sources.discourse.DiscourseSettings when a [forum] section is given
     transport: str = "maildir"  # maildir | smtp
     outbox_path: Path | None = None  # Maildir the maildir transport writes
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
@@ -61,6 +62,8 @@ _KNOWN = {
     "inbox": {"type", "path"},
     "imap": {"host", "port", "security", "username", "password", "folder", "processed", "cafile", "verify",
              "timeout", "idle_timeout"},
+    "forum": {"type", "base_url", "api_key", "username", "categories", "topic_ids", "users", "forum_players",
+              "include_private_messages", "start_id", "fallback_topic", "timeout"},
     "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
     "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
     "limits": {"max_message_bytes", "max_mails_per_sender_per_hour"},
@@ -164,6 +167,29 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         cafile=_get(s, "smtp", "cafile", str, None),
         verify=_get(s, "smtp", "verify", bool, True),
     )
+    forum = None
+    if "forum" in raw:
+        from judge.sources.discourse import DiscourseSettings
+
+        f = raw["forum"]
+        if _get(f, "forum", "type", str, "discourse") != "discourse":
+            raise ConfigError("[forum] type: only 'discourse' has an API the judge reads")
+        try:
+            forum = DiscourseSettings(
+                base_url=_get(f, "forum", "base_url", str, ""),
+                api_key=_get(f, "forum", "api_key", str, ""),
+                username=_get(f, "forum", "username", str, ""),
+                categories=frozenset(_get(f, "forum", "categories", list, [])),
+                topic_ids=frozenset(_get(f, "forum", "topic_ids", list, [])),
+                users=_get(f, "forum", "users", dict, {}),
+                forum_players=frozenset(_get(f, "forum", "forum_players", list, [])),
+                include_private_messages=_get(f, "forum", "include_private_messages", bool, True),
+                start_id=_get(f, "forum", "start_id", int, 0),
+                fallback_topic=_get(f, "forum", "fallback_topic", int, None),
+                timeout=float(_get(f, "forum", "timeout", (int, float), 30.0)),
+            )
+        except ValueError as err:
+            raise ConfigError(f"[forum] {err}") from err
     variants = raw.get("variants", {})
     for vname, vtable in variants.items():
         entries = vtable.get("powers") if isinstance(vtable, dict) else None
@@ -188,6 +214,7 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         inbox_path=under(_get(inbox, "inbox", "path", str, "inbox")),
         inbox_type=inbox_type,
         imap=imap,
+        forum=forum,
         transport=transport,
         outbox_path=under(_get(outbox, "outbox", "path", str, "outbox")),
         smtp=smtp,

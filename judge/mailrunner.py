@@ -68,6 +68,12 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
         return
     ctx = Context(session=session, config=config, now=now, mail=mail, inbound=row)
     blocks = run_lines(ctx, mail.text)
+    if row.source.startswith("discourse") and not any(
+            b.status == "done" or (b.status == "rejected" and not b.rendered_error) for b in blocks):
+        # Chat on a forum is not mail to the judge: a post with no command
+        # gets no answer (it would be a public error message under every post).
+        row.status, row.reason = "ignored", "forum post without commands"
+        return
     _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id)
     row.status = "done"
 

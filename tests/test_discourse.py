@@ -201,8 +201,9 @@ def test_end_to_end_signon_on_the_forum(forum, tmp_path):
         h.mail("gm@example.test", "create ?g gmpw preference standard\nsignoff")
         assert "?g" in h.body(h.last_to("gm@example.test"))
         topic = forum.add_topic("Game ?g: sign up here", "ann", "Who plays?")
-        # The opening post is answered too (nothing in it is a command).
+        # Chat is not a command: the opening post gets no public error reply.
         h.run()
+        assert forum.replies == []
         before = len(forum.replies)
         forum.add_post(topic, "bob", "SIGNON ?g pw\nSET PREFERENCE EFG\nSIGNOFF")
         h.run()
@@ -243,3 +244,23 @@ def test_end_to_end_flood_is_read_in_order(forum, tmp_path):
         assert texts == [f"post {i}" for i in range(63)]
     finally:
         h.close()
+
+
+def test_a_forum_section_in_the_config_adds_the_forum(tmp_path):
+    """[forum] gives the daemon a Discourse source beside its inbox, and a
+    transport that posts forum players' replies in their topics."""
+    from judge.app import build_judge
+    from judge.config import ConfigError, load_config
+    from judge.sources.discourse import DiscourseSource
+    from judge.transports.discourse import CompositeTransport
+
+    config = load_config(None, data_dir=tmp_path / "data", overrides={
+        "judge": {"database": f"sqlite:///{tmp_path / 'j.sqlite3'}"},
+        "forum": {"base_url": "http://127.0.0.1:9", "api_key": "k", "username": "judge",
+                  "users": {"alice": "alice@example.org"}, "topic_ids": [12]},
+    })
+    judge = build_judge(config)
+    assert isinstance(judge.sources[-1], DiscourseSource) and isinstance(judge.transport, CompositeTransport)
+    with pytest.raises(ConfigError, match=r"\[forum\]"):
+        load_config(None, data_dir=tmp_path / "d2", overrides={
+            "forum": {"base_url": "http://forum.example.org", "api_key": "k", "username": "judge"}})
