@@ -1,9 +1,18 @@
 """The outbox: every outgoing mail is a row before any transport sees it.
 
-Rows move queued -> sending -> sent; a failed attempt goes back to queued with
-a later next_attempt_at (exponential backoff), or to failed after the
-configured number of attempts, keeping the last error. The row's Message-ID
-is fixed when it is queued, so a retried send is the same mail.
+Rows move queued -> sending -> (data_sent) -> sent; a failed attempt goes
+back to queued with a later next_attempt_at (exponential backoff), or to
+failed after the configured number of attempts, keeping the last error. The
+row's Message-ID is fixed when it is queued, so a retried send is the same
+mail.
+
+Nothing is sent twice that the server accepted: the transport calls a commit
+point just before the step after which the server may have the mail (SMTP:
+the final dot), and the row becomes data_sent in its own transaction. After
+a crash, rows still "sending" never reached that point and are queued again;
+rows in "data_sent" may have been accepted, so they become "unconfirmed" and
+wait for the operator (`judge outbox`, `judge outbox retry ID`) instead of
+being sent blindly a second time. SMTP cannot do better than that (RFC 1047).
 """
 
 from __future__ import annotations
@@ -45,9 +54,17 @@ def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[
 
 
 def requeue_interrupted(sessions: sessionmaker[Session]) -> int:
-    """Rows left in 'sending' by a crash go back to the queue (the transport
-    is idempotent per Message-ID where it can be)."""
+    """After a crash: rows left in 'sending' never reached the commit point and
+    go back to the queue; rows left in 'data_sent' may have been accepted and
+    become 'unconfirmed' (see the module docstring)."""
     with sessions.begin() as s:
+        doubtful = s.execute(update(OutboxMessage).where(OutboxMessage.status == "data_sent")
+                             .values(status="unconfirmed",
+                                     last_error="the judge stopped after the whole mail was handed over; "
+                                                "the server may have it: check, then `judge outbox retry ID`"))
+        if doubtful.rowcount:
+            log.warning("%d outbox mail(s) may have been sent before a crash: marked unconfirmed, not resent",
+                        doubtful.rowcount)
         result = s.execute(update(OutboxMessage).where(OutboxMessage.status == "sending")
                            .values(status="queued"))
         return result.rowcount or 0
@@ -70,9 +87,20 @@ def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock
             row.attempts += 1
             mail = OutgoingMail(row.message_id, row.envelope_from, tuple(row.recipients), row.raw)
             row_id, attempts = row.id, row.attempts
+        def commit_point(row_id: int = row_id) -> None:
+            with sessions.begin() as s:
+                s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id).values(status="data_sent"))
+
         try:
-            transport.send(mail)
+            transport.send(mail, commit_point)
         except TransportError as err:
+            if err.unconfirmed:
+                with sessions.begin() as s:
+                    s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
+                              .values(status="unconfirmed", last_error=str(err)))
+                log.warning("outbox %s: %s", row_id, err)
+                counts["unconfirmed"] = counts.get("unconfirmed", 0) + 1
+                continue
             _failed(sessions, row_id, attempts, err, clock.now(), config, counts)
             continue
         with sessions.begin() as s:

@@ -176,7 +176,7 @@ class Recorder(Transport):
     def __init__(self) -> None:
         self.sent: list[OutgoingMail] = []
 
-    def send(self, mail: OutgoingMail) -> None:
+    def send(self, mail: OutgoingMail, commit_point=None) -> None:
         self.sent.append(mail)
 
 

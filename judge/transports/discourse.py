@@ -29,12 +29,12 @@ import email
 import email.policy
 import logging
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import replace
 from email.message import EmailMessage
 
 from judge.sources.discourse import DiscourseClient, DiscourseError, DiscourseSettings
-from judge.transports.base import OutgoingMail, Transport, TransportError
+from judge.transports.base import OutgoingMail, Transport, TransportError, no_commit_point
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +81,7 @@ class DiscourseTransport(Transport):
             self._topics[post_id] = int(data["topic_id"])
         return self._topics[post_id]
 
-    def send(self, mail: OutgoingMail) -> None:
+    def send(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
         try:
             msg = self._parse(mail)
             text = _body_text(msg)
@@ -108,7 +108,15 @@ class DiscourseTransport(Transport):
             raw = (mentions + text).rstrip() or "(empty)"
             if len(raw) > MAX_POST_CHARS:
                 raw = raw[:MAX_POST_CHARS - 40].rstrip() + "\n\n[... cut: too long for one post]"
-            result = self.client.post("/posts.json", {"topic_id": topic, "raw": raw})
+            commit_point()  # from here the forum may have the post
+            try:
+                result = self.client.post("/posts.json", {"topic_id": topic, "raw": raw})
+            except DiscourseError as exc:
+                # No HTTP answer at all: the post may exist. An answer (4xx,
+                # 5xx, 429) means it was not made and a retry is safe.
+                unconfirmed = getattr(exc, "status", None) is None
+                raise TransportError(f"Discourse: {exc}", temporary=exc.temporary,
+                                     unconfirmed=unconfirmed) from exc
         except DiscourseError as exc:
             raise TransportError(f"Discourse: {exc}", temporary=exc.temporary) from exc
         except (KeyError, TypeError, ValueError) as exc:
@@ -135,7 +143,7 @@ class CompositeTransport(Transport):
         self.routes = list(routes)
         self.name = "composite:" + ",".join(t.name for t in self.routes)
 
-    def send(self, mail: OutgoingMail) -> None:
+    def send(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
         left = list(mail.recipients)
         for transport in self.routes:
             if not left:
@@ -145,7 +153,7 @@ class CompositeTransport(Transport):
             taken = list(chooser(part)) if chooser is not None else list(left)
             if not taken:
                 continue
-            transport.send(replace(mail, recipients=tuple(taken)))
+            transport.send(replace(mail, recipients=tuple(taken)), commit_point)
             taken_lower = {t.lower() for t in taken}
             left = [r for r in left if r.lower() not in taken_lower]
         if left:

@@ -11,9 +11,10 @@ import hashlib
 import os
 import uuid
 from pathlib import Path
+from typing import Callable
 
 from judge.sources.maildir import ensure_maildir
-from judge.transports.base import OutgoingMail, Transport, TransportError
+from judge.transports.base import OutgoingMail, Transport, TransportError, no_commit_point
 
 
 def message_file_name(message_id: str) -> str:
@@ -34,7 +35,8 @@ class MaildirTransport(Transport):
         cur = self.path / "cur"
         return (cur / file_name).exists() or any(cur.glob(f"{file_name}:*"))
 
-    def send(self, mail: OutgoingMail) -> None:
+    def send(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
+        # Idempotent per Message-ID (one file name per mail): no commit point needed.
         file_name = message_file_name(mail.message_id)
         if self._already_there(file_name):
             return

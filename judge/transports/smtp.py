@@ -19,8 +19,9 @@ import smtplib
 import socket
 import ssl
 from dataclasses import dataclass
+from typing import Callable
 
-from judge.transports.base import OutgoingMail, Transport, TransportError
+from judge.transports.base import OutgoingMail, Transport, TransportError, no_commit_point
 
 log = logging.getLogger(__name__)
 
@@ -173,20 +174,25 @@ class SmtpTransport(Transport):
 
     # ------------------------------------------------------------------ send
 
-    def send(self, mail: OutgoingMail) -> None:
+    def send(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
         if not mail.recipients:
             raise TransportError(f"{mail.message_id}: no recipients", temporary=False)
         data = to_crlf(mail.raw)
         try:
             conn, reused = self._connection()
             try:
-                refused = self._transact(conn, mail, data)
+                refused = self._transact(conn, mail, data, commit_point)
             except _STALE_CONNECTION:
+                # Only before the commit point: a stale connection found while
+                # the server cannot have the mail yet.
                 if not reused:
                     raise
                 self._drop()
                 conn, _ = self._connection()
-                refused = self._transact(conn, mail, data)
+                refused = self._transact(conn, mail, data, commit_point)
+        except TransportError:
+            self._drop()
+            raise
         except Exception as error:
             self._drop_unless_usable(error)
             raise classify(error) from error
@@ -199,7 +205,11 @@ class SmtpTransport(Transport):
                 "; ".join(f"{rcpt}: {code} {_reply_text(text)}" for rcpt, (code, text) in refused.items()),
             )
 
-    def _transact(self, conn: smtplib.SMTP, mail: OutgoingMail, data: bytes) -> dict[str, tuple[int, bytes]]:
+    def _transact(self, conn: smtplib.SMTP, mail: OutgoingMail, data: bytes,
+                  commit_point: Callable[[], None]) -> dict[str, tuple[int, bytes]]:
+        """smtplib's sendmail, step by step, so that the commit point falls
+        just before the final dot: until then the server throws away an
+        unfinished mail; after it, the server may have it."""
         options: list[str] = []
         addresses = (mail.envelope_from, *mail.recipients)
         if not all(address.isascii() for address in addresses):
@@ -208,7 +218,39 @@ class SmtpTransport(Transport):
             options.append("SMTPUTF8")
         if not data.isascii() and conn.has_extn("8bitmime"):
             options.append("BODY=8BITMIME")
-        return conn.sendmail(mail.envelope_from, list(mail.recipients), data, mail_options=options)
+        conn.ehlo_or_helo_if_needed()
+        code, resp = conn.mail(mail.envelope_from, options)
+        if code != 250:
+            conn.rset()
+            raise smtplib.SMTPSenderRefused(code, resp, mail.envelope_from)
+        refused: dict[str, tuple[int, bytes]] = {}
+        for rcpt in mail.recipients:
+            code, resp = conn.rcpt(rcpt)
+            if code not in (250, 251):
+                refused[rcpt] = (code, resp)
+        if len(refused) == len(mail.recipients):
+            conn.rset()
+            raise smtplib.SMTPRecipientsRefused(refused)
+        conn.putcmd("data")
+        code, resp = conn.getreply()
+        if code != 354:
+            conn.rset()
+            raise smtplib.SMTPDataError(code, resp)
+        body = re.sub(rb"(?m)^\.", b"..", data)
+        if not body.endswith(b"\r\n"):
+            body += b"\r\n"
+        conn.send(body)
+        commit_point()
+        try:
+            conn.send(b".\r\n")
+            code, resp = conn.getreply()
+        except (OSError, smtplib.SMTPServerDisconnected) as error:
+            raise TransportError(f"{mail.message_id}: the connection failed after the whole mail was sent "
+                                 f"({error}); the server may have it", temporary=True, unconfirmed=True) from error
+        if code != 250:
+            # The server answered: it does not have the mail, retrying is safe.
+            raise smtplib.SMTPDataError(code, resp)
+        return refused
 
     def _drop_unless_usable(self, error: Exception) -> None:
         # After a refused sender/recipient/data smtplib has sent RSET and the
