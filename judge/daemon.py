@@ -22,7 +22,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from judge import outbox, scheduler
 from judge.clock import Clock
 from judge.config import Config
-from judge.mail.inbound import parse_message
+from judge.mail.inbound import message_id_of, parse_message
 from judge.mailrunner import process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import Source
@@ -45,7 +45,7 @@ class Judge:
     # -- intake ---------------------------------------------------------
     def receive(self, raw: bytes, source: str) -> int | None:
         """Store one raw mail; None if its Message-ID was seen before."""
-        message_id = parse_message(raw).message_id
+        message_id = message_id_of(raw)
         with self.sessions() as s:
             if s.scalars(select(InboundMessage.id).where(InboundMessage.message_id == message_id)).first():
                 log.info("duplicate %s from %s dropped", message_id, source)

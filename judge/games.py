@@ -139,14 +139,21 @@ class Standing:
 
 
 def standings(session: Session, game: Game) -> list[Standing]:
-    out = []
-    for p in active_players(game):
-        subs = session.scalars(
-            select(Submission).where(Submission.player_id == p.id).order_by(Submission.id)
-        ).all()
-        valid = [s for s in subs if s.valid]
-        out.append(Standing(p, subs[-1] if subs else None, valid[-1] if valid else None, is_auction(game)))
-    return out
+    # Each player's newest submission and newest valid one, in two small
+    # queries (this runs for every bid mail; a game may hold many resubmissions).
+    newest = select(func.max(Submission.id)).where(Submission.game_id == game.id).group_by(Submission.player_id)
+    newest_valid = (select(func.max(Submission.id)).where(Submission.game_id == game.id, Submission.valid)
+                    .group_by(Submission.player_id))
+    rows = {s.id: s for s in session.scalars(
+        select(Submission).where(Submission.id.in_(newest) | Submission.id.in_(newest_valid)))}
+    latest: dict[int, Submission] = {}
+    counting: dict[int, Submission] = {}
+    for sub_id in sorted(rows):
+        sub = rows[sub_id]
+        latest[sub.player_id] = sub
+        if sub.valid:
+            counting[sub.player_id] = sub
+    return [Standing(p, latest.get(p.id), counting.get(p.id), is_auction(game)) for p in active_players(game)]
 
 
 def missing_players(session: Session, game: Game) -> list[Player]:

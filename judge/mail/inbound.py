@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import policy
 from email.message import Message
-from email.parser import BytesParser
+from email.parser import BytesHeaderParser, BytesParser
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from judge.mail.html2text import html_to_text
@@ -83,6 +83,19 @@ def parse_message(raw: bytes, *, own_addresses: Iterable[str] = ()) -> InboundMa
             size=len(raw),
             problems=tuple(problems),
         )
+
+
+def message_id_of(raw: bytes) -> str:
+    """The Message-ID alone, fast: the key the judge stores a mail under.
+    Reads only the header block (no MIME parsing); never raises."""
+    try:
+        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
+        msg = BytesHeaderParser(policy=policy.compat32).parsebytes(head)
+        value = msg.get("Message-ID")
+        found = _message_id(str(value)) if value is not None else None
+    except Exception:
+        found = None
+    return found or synthetic_message_id(raw)
 
 
 def synthetic_message_id(raw: bytes) -> str:

@@ -64,7 +64,7 @@ class InboundMessage(Base):
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    sender: Mapped[str | None] = mapped_column(String(320))
+    sender: Mapped[str | None] = mapped_column(String(320), index=True)  # the flood cap counts by sender
     subject: Mapped[str | None] = mapped_column(Text)
     # new -> done | ignored (no reply due: auto-reply, bounce...) | quarantined (kept, not processed)
     status: Mapped[str] = mapped_column(String(20), default="new", index=True)
