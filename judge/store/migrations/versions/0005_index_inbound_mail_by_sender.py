@@ -5,7 +5,6 @@ Revises: 0004
 Create Date: 2026-11-21 17:21:10.851911
 """
 from alembic import op
-import sqlalchemy as sa
 
 
 
