@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import signal
+from typing import Callable
 import threading
 import traceback
 from dataclasses import dataclass, field
@@ -43,16 +44,22 @@ class Judge:
     stopping: bool = False
 
     # -- intake ---------------------------------------------------------
-    def receive(self, raw: bytes, source: str) -> int | None:
-        """Store one raw mail; None if its Message-ID was seen before."""
+    def receive(self, raw: bytes, source: str, progress: Callable[[Session], None] | None = None) -> int | None:
+        """Store one raw mail; None if its Message-ID was seen before.
+        `progress` records the source's watermark in the same transaction."""
         message_id = message_id_of(raw)
         with self.sessions() as s:
             if s.scalars(select(InboundMessage.id).where(InboundMessage.message_id == message_id)).first():
                 log.info("duplicate %s from %s dropped", message_id, source)
+                if progress is not None:
+                    progress(s)
+                    s.commit()
                 return None
             row = InboundMessage(source=source, message_id=message_id, raw=raw, received_at=self.clock.now(),
                                  status="new")
             s.add(row)
+            if progress is not None:
+                progress(s)
             try:
                 s.commit()
             except IntegrityError:  # another process stored it first
@@ -64,9 +71,10 @@ class Judge:
         stored = 0
         for source in self.sources:
             for mail in source.fetch():
-                if self.receive(mail.raw, source.name) is not None:
+                if self.receive(mail.raw, source.name,
+                                progress=lambda s, m=mail, src=source: src.progress(m, s)) is not None:
                     stored += 1
-                source.ack(mail)
+                source.ack(mail)  # after the commit: marking on the server, moving the file
         return stored
 
     # -- processing -----------------------------------------------------

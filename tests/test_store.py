@@ -114,3 +114,22 @@ def test_outbox_row_exists_before_sending_and_keeps_the_error(harness):
         row = s.scalars(select(OutboxMessage)).one()
         assert row.status == "failed" and row.attempts == harness.config.max_attempts
         assert row.last_error
+
+
+def test_the_source_watermark_commits_with_the_raw_mail(harness):
+    """A source's progress (its watermark) is written in the transaction that
+    stores the raw mail: if it fails, the mail is not stored either, so the
+    mail is fetched again and never skipped."""
+    raw = make_mail("ann@example.test", "HELP", message_id="<atomic@players.test>")
+    seen = []
+
+    def progress(session):
+        seen.append(session)
+        raise RuntimeError("watermark write failed")
+
+    with pytest.raises(RuntimeError):
+        harness.judge.receive(raw, "test-source", progress=progress)
+    with harness.judge.sessions() as s:
+        assert s.scalars(select(InboundMessage)).all() == []
+    assert harness.judge.receive(raw, "test-source", progress=lambda s: seen.append(s)) is not None
+    assert len(seen) == 2

@@ -31,5 +31,10 @@ class Source(ABC):
     def ack(self, mail: RawMail) -> None:
         """Mark a fetched mail as done. Idempotent."""
 
+    def progress(self, mail: RawMail, session) -> None:
+        """Record, in the caller's transaction (the one that stores the raw
+        mail), that `mail` is taken: sources with a watermark in the
+        database advance it here, so storing and advancing commit together."""
+
     def close(self) -> None:
         """Release connections or handles; the default has none."""

@@ -399,6 +399,9 @@ class DiscourseSource(Source):
         msg.set_content(text, subtype="html" if post.html else "plain", charset="utf-8")
         return msg.as_bytes()
 
+    def progress(self, mail: RawMail, session: Session) -> None:
+        self.ack(mail, session)  # the watermark is all there is to record
+
     def ack(self, mail: RawMail, session: Session | None = None) -> None:
         if mail.source != self.name:
             raise ValueError(f"mail from {mail.source!r} acknowledged at {self.name!r}")

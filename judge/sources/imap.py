@@ -219,6 +219,11 @@ class ImapSource(Source):
         ok, mails = self._with_client("fetch", op)
         return mails if ok else []  # type: ignore[return-value]
 
+    def progress(self, mail: RawMail, session: Session) -> None:
+        uidvalidity, uid = (int(x) for x in mail.ref.split(":"))
+        if self._uidvalidity is None or uidvalidity == self._uidvalidity:
+            self.watermarks.advance(session, self.name, uidvalidity, uid, self.settings.folder)
+
     def ack(self, mail: RawMail, session: Session | None = None) -> None:
         """Advance the watermark past `mail` (in `session` if given, which the
         caller commits; else in a transaction of its own), then mark the mail
