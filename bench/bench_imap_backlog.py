@@ -1,0 +1,364 @@
+"""Timing of an IMAP backlog: N mails waiting in the judge's INBOX on a real Dovecot.
+
+Run:  .venv/bin/python bench/bench_imap_backlog.py [--mails 10000]
+
+Starts a private mail rig (tests/mailrig.sh, its own folder under /tmp and
+free ports; stopped and removed at the end, also on error), writes N mails
+straight into the Maildir new/ folder of judge@example.test and lets Dovecot
+index them (one SELECT), then times in the same process:
+
+* baseline: a plain imapclient session fetching every message (UID SEARCH
+  ALL, then FETCH BODY.PEEK[] in chunks of 500); run twice (cold, then warm
+  page cache), the faster of the two is the one compared;
+* the judge: a Harness (SQLite in a temp dir, password_cost 4) with an
+  ImapSource on that INBOX (processed="flag"), run_once() until a pass finds
+  nothing to do; then every mail is stored and processed and every reply is
+  sent to the Maildir outbox (checked, and any shortfall printed).
+
+The mails come from 200 players: ~40% LIST or HELP, ~40% SIGNON ?gN pw plus
+a 7-line bid list, ~20% prose/garbage. The games are real: an untimed setup
+phase mails CREATE (29 games), SIGNON (every player) and START (the 28 full
+games) to the judge through its Maildir inbox before the IMAP source is put
+in. Players 196..199 sit in the 29th game, which never fills, so their bid
+lists get an error reply. The per-sender hourly cap is raised so that large
+N are not cut off as floods (the cap query still runs). Nothing is asserted.
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import functools
+import os
+import random
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter, defaultdict
+from pathlib import Path
+from time import perf_counter
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from imapclient import IMAPClient  # noqa: E402
+from sqlalchemy import func, select  # noqa: E402
+
+from judge import outbox as outbox_module  # noqa: E402
+from judge.sources.imap import ImapSettings, ImapSource  # noqa: E402
+from judge.sources.watermark import WatermarkStore  # noqa: E402
+from judge.store.models import InboundMessage, OutboxMessage  # noqa: E402
+from tests.harness import Harness, make_mail  # noqa: E402
+
+RIG = ROOT / "tests" / "mailrig.sh"
+JUDGE = "judge@example.test"
+PASSWORD = "secret"
+POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+VALUES = [40, 30, 20, 15, 10, 5, 1]
+N_PLAYERS = 200
+PLAYERS_PER_GAME = 7
+CHUNK = 500
+PROSE = [
+    "Hi judge, how do I join a game?",
+    "Thanks for running this!",
+    "asdf qwerty\nzxcv",
+    "Please put me on the waiting list for the next game.",
+    "I think my last bid was wrong, can you check?\nRegards",
+    "lorem ipsum dolor sit amet\nconsectetur adipiscing elit",
+    "> quoted stuff\nwhat does this mean?",
+    "BID 40 on Austria please",
+]
+
+
+# -- mail rig --------------------------------------------------------------
+def free_ports(n: int) -> list[int]:
+    socks = [socket.socket() for _ in range(n)]
+    try:
+        for s in socks:
+            s.bind(("127.0.0.1", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
+
+
+class Rig:
+    def __init__(self) -> None:
+        imap, imaps, lmtp, smtp = free_ports(4)
+        self.dir = f"/tmp/judge-bench-mailrig-{os.getpid()}"
+        self.env = {**os.environ, "MAILRIG_DIR": self.dir, "MAILRIG_IMAP_PORT": str(imap),
+                    "MAILRIG_IMAPS_PORT": str(imaps), "MAILRIG_LMTP_PORT": str(lmtp),
+                    "MAILRIG_SMTP_PORT": str(smtp)}
+        self.imap_port = imap
+
+    def _run(self, cmd: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(["bash", str(RIG), cmd], env=self.env, capture_output=True, text=True,
+                              timeout=timeout, stdin=subprocess.DEVNULL, check=False)
+
+    def start(self) -> None:
+        r = self._run("start")
+        if r.returncode != 0:
+            raise RuntimeError(f"mailrig start failed ({r.returncode}):\n{r.stderr}")
+        env = {}
+        for line in r.stdout.splitlines():
+            words = shlex.split(line)
+            for w in words[1:] if words[:1] == ["export"] else []:
+                k, _, v = w.partition("=")
+                env[k] = v
+        self.imap_port = int(env["IMAP_PORT"])
+
+    def clean(self) -> None:
+        r = self._run("clean", timeout=120)
+        if r.returncode != 0:
+            print(f"mailrig clean failed: {r.stderr}", file=sys.stderr)
+
+    @property
+    def maildir(self) -> Path:
+        return Path(self.dir) / "mail" / "example.test" / "judge" / "Maildir"
+
+    def client(self) -> IMAPClient:
+        c = IMAPClient("127.0.0.1", port=self.imap_port, ssl=False, timeout=120)
+        c.login(JUDGE, PASSWORD)
+        return c
+
+
+# -- the mails -------------------------------------------------------------
+def player(k: int) -> str:
+    return f"player{k:03d}@players.test"
+
+
+def game_of(k: int) -> int:
+    return k // PLAYERS_PER_GAME + 1
+
+
+def bid_text(rnd: random.Random) -> str:
+    values = VALUES[:]
+    rnd.shuffle(values)
+    forms = ["{name}: {v}", "{name} {v}", "{letter}={v}", "{lower} {v}"]
+    style = rnd.randrange(len(forms))
+    return "\n".join(forms[(i + style) % len(forms)].format(name=p, letter=p[0], lower=p.lower(), v=v)
+                     for i, (p, v) in enumerate(zip(POWERS, values)))
+
+
+def backlog(n: int, seed: int = 1) -> tuple[list[bytes], Counter]:
+    rnd = random.Random(seed)
+    mails, kinds = [], Counter()
+    for i in range(n):
+        k = rnd.randrange(N_PLAYERS)
+        x = rnd.random()
+        if x < 0.4:
+            kind = "list/help"
+            body = rnd.choice(["LIST", "HELP", "LIST\nSIGNOFF", f"LIST ?g{game_of(k)}"])
+        elif x < 0.8:
+            kind = "signon+bids"
+            tail = rnd.choice(["", "\nSIGNOFF", "\nSIGNOFF\n-- \nsent from my phone"])
+            body = f"SIGNON ?g{game_of(k)} pw-{k:03d}\n{bid_text(rnd)}{tail}"
+        else:
+            kind = "prose"
+            body = rnd.choice(PROSE)
+        kinds[kind] += 1
+        mails.append(make_mail(f"Player {k:03d} <{player(k)}>", body, subject=f"bench {i}",
+                               message_id=f"<bench.{i}.{os.getpid()}.{time.time_ns()}@players.test>"))
+    return mails, kinds
+
+
+def fill_maildir(rig: Rig, mails: list[bytes]) -> float:
+    """Write the mails into new/ (Maildir names, owned by mail 8:8); returns seconds."""
+    new = rig.maildir / "new"
+    t0 = perf_counter()
+    stamp, pid, host = int(time.time()), os.getpid(), socket.gethostname().replace("/", "_").replace(":", "_")
+    for i, raw in enumerate(mails):
+        # Write to tmp/ then rename into new/, as Maildir writers do.
+        name = f"{stamp}.M{i}P{pid}Q{i}.{host},S={len(raw)}"
+        tmp = rig.maildir / "tmp" / name
+        with open(tmp, "wb") as f:
+            f.write(raw)
+        os.chown(tmp, 8, 8)
+        os.rename(tmp, new / name)
+    return perf_counter() - t0
+
+
+# -- baseline --------------------------------------------------------------
+def baseline(rig: Rig) -> tuple[float, int, int]:
+    t0 = perf_counter()
+    c = rig.client()
+    try:
+        c.select_folder("INBOX")
+        uids = c.search(["ALL"])  # imapclient: UID SEARCH
+        got = nbytes = 0
+        for i in range(0, len(uids), CHUNK):
+            data = c.fetch(uids[i:i + CHUNK], ["BODY.PEEK[]"])
+            for item in data.values():
+                body = item.get(b"BODY[]")
+                if body is not None:
+                    got += 1
+                    nbytes += len(body)
+    finally:
+        c.logout()
+    return perf_counter() - t0, got, nbytes
+
+
+# -- the judge -------------------------------------------------------------
+class Timers:
+    def __init__(self) -> None:
+        self.seconds: dict[str, float] = defaultdict(float)
+        self.calls: Counter = Counter()
+
+    def wrap(self, obj, attr: str, label: str) -> None:
+        fn = getattr(obj, attr)
+
+        @functools.wraps(fn)
+        def timed(*a, **kw):
+            t0 = perf_counter()
+            try:
+                return fn(*a, **kw)
+            finally:
+                self.seconds[label] += perf_counter() - t0
+                self.calls[label] += 1
+
+        setattr(obj, attr, timed)
+
+
+def setup_games(h: Harness) -> None:
+    """Untimed: CREATE, SIGNON and START by mail through the judge's Maildir inbox."""
+    n_games = game_of(N_PLAYERS - 1)
+    for g in range(1, n_games + 1):
+        h.send(f"GM {g} <gm{g}@example.test>", f"CREATE ?g{g} gm-{g} blind-auction standard\nSET DEADLINE +48h\nSIGNOFF")
+    h.run()
+    for k in range(N_PLAYERS):
+        h.send(f"Player {k:03d} <{player(k)}>", f"SIGNON ?g{game_of(k)} pw-{k:03d}\nSIGNOFF")
+    while h.run()["processed"]:
+        pass
+    for g in range(1, n_games + 1):
+        if g * PLAYERS_PER_GAME <= N_PLAYERS:
+            h.send(f"GM {g} <gm{g}@example.test>", f"SIGNON Mg{g} gm-{g}\nSTART")
+    while any(v for k, v in h.run().items() if k in ("stored", "processed")) :
+        pass
+    while h.run()["sent"].get("sent"):
+        pass
+    started = sum("is open" in h.body(h.last_to(f"gm{g}@example.test")) for g in range(1, n_games + 1))
+    print(f"setup: {n_games} games created, {N_PLAYERS} players signed on, {started} games started")
+
+
+def run_judge(rig: Rig, tmp: Path, n: int) -> tuple[float, Timers, int, dict]:
+    h = Harness(tmp / "data", f"sqlite:///{tmp / 'judge.sqlite3'}", password_cost=4)
+    try:
+        h.judge.config = dataclasses.replace(h.judge.config, max_mails_per_sender_per_hour=10 * n + 1000)
+        h.config = h.judge.config
+        setup_games(h)
+        settings = ImapSettings(host="127.0.0.1", port=rig.imap_port, security="none", username=JUDGE,
+                                password=PASSWORD, processed="flag", timeout=120)
+        src = ImapSource(settings, WatermarkStore(h.judge.sessions), name="imap:bench")
+        h.judge.sources = [src]
+        with h.judge.sessions() as s:
+            sent_before = s.scalar(select(func.count(OutboxMessage.id)))
+
+        t = Timers()
+        t.wrap(src, "fetch", "source.fetch")
+        t.wrap(src, "ack", "source.ack (watermark + flag)")
+        t.wrap(h.judge, "receive", "receive/store")
+        t.wrap(h.judge, "process_pending", "process_pending")
+        t.wrap(outbox_module, "send_due", "send_due")
+        passes = 0
+        t0 = perf_counter()
+        try:
+            while True:
+                r = h.judge.run_once()
+                passes += 1
+                if not r["stored"] and not r["processed"] and not r["sent"].get("sent") \
+                        and not r["sent"].get("retry"):
+                    break
+        finally:
+            elapsed = perf_counter() - t0
+            h.judge.sources = []
+            src.close()
+        with h.judge.sessions() as s:
+            status = dict(s.execute(select(InboundMessage.status, func.count(InboundMessage.id))
+                                    .where(InboundMessage.source == "imap:bench")
+                                    .group_by(InboundMessage.status)).all())
+            out = dict(s.execute(select(OutboxMessage.status, func.count(OutboxMessage.id))
+                                 .group_by(OutboxMessage.status)).all())
+            kinds = dict(s.execute(select(OutboxMessage.kind, func.count(OutboxMessage.id))
+                                   .group_by(OutboxMessage.kind)).all())
+            raws = s.scalars(select(OutboxMessage.raw).join(InboundMessage, OutboxMessage.inbound_id == InboundMessage.id)
+                             .where(InboundMessage.source == "imap:bench")).all()
+            accepted = sum(b"bid list accepted" in r for r in raws)
+        files = len(list((h.config.outbox_path / "new").iterdir())) + len(list((h.config.outbox_path / "cur").iterdir()))
+        info = {"inbound": status, "outbox": out, "kinds": kinds, "replies": sum(out.values()) - sent_before,
+                "outbox_files": files, "passes": passes,
+                "accepted": accepted}
+        return elapsed, t, passes, info
+    finally:
+        h.close()
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--mails", type=int, default=10000, help="mails in the backlog")
+    args = ap.parse_args()
+    n = args.mails
+
+    rig = Rig()
+    tmp = Path(tempfile.mkdtemp(prefix="judge-bench-imap-"))
+    try:
+        rig.start()
+        c = rig.client()  # first login: Dovecot creates the Maildir
+        c.select_folder("INBOX")
+        c.logout()
+        mails, kinds = backlog(n)
+        t_write = fill_maildir(rig, mails)
+        t0 = perf_counter()
+        c = rig.client()
+        exists = c.select_folder("INBOX")[b"EXISTS"]
+        c.logout()
+        t_index = perf_counter() - t0
+        print(f"backlog: {n} mails ({', '.join(f'{k} {v}' for k, v in sorted(kinds.items()))}), "
+              f"{sum(map(len, mails)) / 1e6:.1f} MB; written in {t_write:.2f} s, "
+              f"indexed by Dovecot in {t_index:.2f} s; INBOX EXISTS {exists}")
+
+        b_cold, got_cold, nbytes = baseline(rig)
+        b_warm, got_warm, _ = baseline(rig)
+        print(f"baseline fetched {got_warm} mails, {nbytes / 1e6:.1f} MB (cold {b_cold:.2f} s, warm {b_warm:.2f} s)")
+
+        j_time, timers, passes, info = run_judge(rig, tmp, n)
+
+        print()
+        print(f"IMAP backlog bench, Python {sys.version.split()[0]}, SQLite, password_cost 4")
+        head = f"{'item':<36} {'seconds':>9} {'mails/s':>9}"
+        print(head)
+        print("-" * len(head))
+        print(f"{'N':<36} {n:>9}")
+        print(f"{'baseline fetch (cold)':<36} {b_cold:>9.2f} {n / b_cold:>9.0f}")
+        print(f"{'baseline fetch (warm)':<36} {b_warm:>9.2f} {n / b_warm:>9.0f}")
+        print(f"{'judge end to end':<36} {j_time:>9.2f} {n / j_time:>9.0f}")
+        b_best = min(b_cold, b_warm)
+        print(f"{'ratio baseline(best) / judge':<36} {b_best / j_time:>9.3f}   (aim >= 0.5)")
+        print()
+        head = f"{'judge breakdown':<36} {'seconds':>9} {'share':>7} {'calls':>7}"
+        print(head)
+        print("-" * len(head))
+        accounted = 0.0
+        for label in ("source.fetch", "receive/store", "source.ack (watermark + flag)", "process_pending",
+                      "send_due"):
+            s = timers.seconds.get(label, 0.0)
+            accounted += s
+            print(f"{label:<36} {s:>9.2f} {s / j_time:>6.1%} {timers.calls.get(label, 0):>7}")
+        other = j_time - accounted
+        print(f"{'other (deadlines tick, loop)':<36} {other:>9.2f} {other / j_time:>6.1%}")
+        print(f"run_once passes: {passes}")
+        print()
+        print(f"inbound rows of the IMAP source by status: {info['inbound']}")
+        print(f"outbox rows by status (incl. setup): {info['outbox']}; by kind: {info['kinds']}")
+        print(f"replies queued for the backlog: {info['replies']} ({info['accepted']} say 'bid list accepted'); "
+              f"files in the outbox Maildir: {info['outbox_files']}")
+    finally:
+        rig.clean()
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    main()
