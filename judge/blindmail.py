@@ -19,22 +19,13 @@ from judge import audit
 from judge.config import Config
 from judge.methods import blinding
 from judge.outbox import queue_mail
-from judge.commitment import resolution_seed
+from judge.games import committed_seed
 from judge.methods.blind_random import step_stream
-from judge.store.models import BlindRun, Entropy, Game, Player
+from judge.store.models import BlindRun, Game
 from judge.templating import render_mail
 
 # Commands that one judge sends another: accepted even in auto-generated mail.
 JUDGE_TO_JUDGE = {"thirdparty", "listreceived", "finalsent", "blindlist", "blindsin", "blinds"}
-
-
-def game_seed(session: Session, game: Game) -> tuple[bytes, list[list[str]]]:
-    """The seed of the GM side's draws: the game's committed secret mixed
-    with the players' ENTROPY so far (judge.commitment), and that entropy."""
-    entropy = [[player, text] for player, text in session.execute(
-        select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
-        .where(Entropy.game_id == game.id).order_by(Entropy.id))]
-    return resolution_seed(bytes.fromhex(game.secret_seed), entropy), entropy
 
 
 def gm_state(run: BlindRun) -> blinding.GMState:
@@ -78,7 +69,7 @@ def start(session: Session, config: Config, now: datetime, game: Game, players: 
     """Steps 1-2: messages, G, one GM-blinded message to each player; the
     third party is told who will send it what."""
     third_party = game.params["third_party"]
-    seed, entropy = game_seed(session, game)
+    seed, entropy = committed_seed(session, game)  # the GM side's draws: commit and reveal too
     state, first = blinding.start(players, powers, step_stream(seed, "start"), third_party=third_party)
     run = BlindRun(role="gm", game=game.name, game_id=game.id, gm=config.address, third_party=third_party,
                    state={"protocol": state.as_dict(), "seed": seed.hex(), "entropy": entropy}, created_at=now)

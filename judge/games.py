@@ -171,6 +171,16 @@ def resolver_input(session: Session, game: Game) -> dict[str, Any]:
     }
 
 
+def committed_seed(session: Session, game: Game) -> tuple[bytes, list[list[str]]]:
+    """Commit and reveal (judge/commitment.py): the judge's secret, committed
+    to at CREATE, mixed with every ENTROPY line received so far; and those
+    lines as [player, text], in the order received."""
+    entropy = [[player, text] for player, text in session.execute(
+        select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
+        .where(Entropy.game_id == game.id).order_by(Entropy.id))]
+    return resolution_seed(bytes.fromhex(game.secret_seed), entropy), entropy
+
+
 def resolve_game(session: Session, config: Config, game: Game, now: datetime,
                  seed: bytes | None = None) -> Resolution:
     """Resolve the game now and queue the results to everybody at once."""
@@ -178,13 +188,7 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     data = resolver_input(session, game)
     reveal = None
     if seed is None and game.secret_seed:
-        # Commit and reveal: the judge's secret, committed to at CREATE, mixed
-        # with every player's ENTROPY line (judge/commitment.py).
-        secret = bytes.fromhex(game.secret_seed)
-        entropy = [[player, text] for player, text in session.execute(
-            select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
-            .where(Entropy.game_id == game.id).order_by(Entropy.id))]
-        seed = resolution_seed(secret, entropy)
+        seed, entropy = committed_seed(session, game)
         reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": entropy}
     seed = seed or rng.new_seed()
     result = run_resolution(data, seed)
