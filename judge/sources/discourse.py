@@ -237,6 +237,7 @@ class DiscourseSource(Source):
         self._retry_at = 0.0
         self._titles: dict[int, str] = {}
         self._pm_seen: dict[int, str] = {}  # PM topic id -> last_posted_at with nothing new above the watermark
+        self._progressed: set[str] = set()  # refs whose watermark the daemon's transaction already wrote
 
     # -- watermark ------------------------------------------------------
     def last_id(self) -> int:
@@ -401,8 +402,12 @@ class DiscourseSource(Source):
 
     def progress(self, mail: RawMail, session: Session) -> None:
         self.ack(mail, session)  # the watermark is all there is to record
+        self._progressed.add(mail.ref)
 
     def ack(self, mail: RawMail, session: Session | None = None) -> None:
+        if session is None and mail.ref in self._progressed:
+            self._progressed.discard(mail.ref)  # written with the raw mail already: not twice
+            return
         if mail.source != self.name:
             raise ValueError(f"mail from {mail.source!r} acknowledged at {self.name!r}")
         try:

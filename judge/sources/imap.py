@@ -108,6 +108,7 @@ class ImapSource(Source):
         self._backoff = 0.0
         self._retry_at = 0.0
         self._unmarked: set[tuple[int, int]] = set()  # (uidvalidity, uid) stored but not yet marked on the server
+        self._progressed: set[str] = set()  # refs whose watermark the daemon's transaction already wrote
 
     # -- connection -----------------------------------------------------
     def _connect(self) -> IMAPClient:
@@ -223,6 +224,7 @@ class ImapSource(Source):
         uidvalidity, uid = (int(x) for x in mail.ref.split(":"))
         if self._uidvalidity is None or uidvalidity == self._uidvalidity:
             self.watermarks.advance(session, self.name, uidvalidity, uid, self.settings.folder)
+            self._progressed.add(mail.ref)
 
     def ack(self, mail: RawMail, session: Session | None = None) -> None:
         """Advance the watermark past `mail` (in `session` if given, which the
@@ -240,6 +242,8 @@ class ImapSource(Source):
             return
         if session is not None:
             self.watermarks.advance(session, self.name, uidvalidity, uid, self.settings.folder)
+        elif mail.ref in self._progressed:
+            self._progressed.discard(mail.ref)  # written with the raw mail already: not twice
         else:
             with self.watermarks.sessions.begin() as s:
                 self.watermarks.advance(s, self.name, uidvalidity, uid, self.settings.folder)
