@@ -5,6 +5,7 @@ from judge.commands import (  # noqa: F401  (registration by import)
     eml_create,
     eml_eject,
     eml_entropy,
+    eml_for,
     eml_help,
     eml_list,
     eml_preference,

@@ -11,10 +11,10 @@ from judge.store.models import Game, Player
 from judge.syntax import nodes
 
 
-_OPEN = ("forming", "bidding", "waiting")
+OPEN_STATES = ("forming", "bidding", "waiting")
 
 
-def _player(ctx: Context, game: Game, who: str) -> Player:
+def named_player(ctx: Context, game: Game, who: str) -> Player:
     player = find_player(game, who)
     if player is None or player.status != "active":
         names = ", ".join(f"{p.name} <{p.address}>" for p in game.players if p.status == "active")
@@ -24,8 +24,8 @@ def _player(ctx: Context, game: Game, who: str) -> Player:
 
 @handles(nodes.Eject)
 def eject(ctx: Context, node: nodes.Eject) -> str:
-    game = ctx.require_master_in(_OPEN, "players can only change before the auction is resolved")
-    player = _player(ctx, game, node.player)
+    game = ctx.require_master_in(OPEN_STATES, "players can only change before the auction is resolved")
+    player = named_player(ctx, game, node.player)
     player.status = "ejected"
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="ejected")
@@ -35,8 +35,8 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
 
 @handles(nodes.Replace)
 def replace(ctx: Context, node: nodes.Replace) -> str:
-    game = ctx.require_master_in(_OPEN, "players can only change before the auction is resolved")
-    old = _player(ctx, game, node.player)
+    game = ctx.require_master_in(OPEN_STATES, "players can only change before the auction is resolved")
+    old = named_player(ctx, game, node.player)
     _, address = parseaddr(node.new_player)
     if "@" not in address:
         raise CommandRejected(f"{node.new_player!r} is not a mail address; write REPLACE {node.player} new@example.com")
@@ -62,7 +62,7 @@ def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     game = ctx.require_master_in(("bidding", "waiting"), "only during the auction")
     if game.method != "blind-auction":
         raise CommandRejected(f"?{game.name} has no bids: a player without a list simply does not mind")
-    player = _player(ctx, game, node.player or "")
+    player = named_player(ctx, game, node.player or "")
     standing = next(s for s in standings(ctx.session, game) if s.player.id == player.id)
     if standing.latest is not None:
         raise CommandRejected(f"{player.name} has sent bids; their own submission counts")
@@ -73,17 +73,3 @@ def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
         return f"{player.name} <{player.address}> bids No Preference (D on every power)"
     return f"{player.name} <{player.address}> will bid No Preference unless they send bids first"
 
-
-@handles(nodes.OnBehalf)
-def on_behalf(ctx: Context, node: nodes.OnBehalf) -> str:
-    """FOR player: the lines that follow are that player's submission, as the
-    master copies it from a forum post (phpBB has no API to read it from)."""
-    if ctx.acting_master:
-        ctx.role = "master"  # FOR after FOR: the master moves on to the next player
-    game = ctx.require_master_in(_OPEN, "submissions can only be entered before the game is resolved")
-    player = _player(ctx, game, node.player)
-    ctx.player, ctx.role, ctx.acting_master = player, "player", True
-    audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
-                 player=player.address, new="submission entered by the master")
-    return (f"the lines that follow count as {player.name} <{player.address}>'s, until the next SIGNON, FOR "
-            f"or SIGNOFF (the master's commands are off until then)")
