@@ -109,6 +109,7 @@ class ImapSource(Source):
         self._retry_at = 0.0
         self._unmarked: set[tuple[int, int]] = set()  # (uidvalidity, uid) stored but not yet marked on the server
         self._progressed: set[str] = set()  # refs whose watermark the daemon's transaction already wrote
+        self._fetched: dict[int, int] = {}  # UIDVALIDITY -> highest UID fetched by this process
 
     # -- connection -----------------------------------------------------
     def _connect(self) -> IMAPClient:
@@ -205,6 +206,8 @@ class ImapSource(Source):
             uids = sorted(u for u in client.search(["UID", f"{mark.last_uid + 1}:*"]) if u > mark.last_uid)
             if limit is not None:
                 uids = uids[:limit]
+            if uids:
+                self._fetched[mark.uidvalidity] = max(self._fetched.get(mark.uidvalidity, 0), uids[-1])
             mails: list[RawMail] = []
             for i in range(0, len(uids), FETCH_CHUNK):
                 chunk = uids[i:i + FETCH_CHUNK]
@@ -277,7 +280,12 @@ class ImapSource(Source):
         def idle(client: IMAPClient) -> bool | None:
             if not client.has_capability("IDLE"):
                 return None
-            self._select(client)
+            mark = self._select(client)
+            # Mail that arrived between the last fetch and now raises no
+            # EXISTS during IDLE: look before waiting.
+            seen = max(mark.last_uid, self._fetched.get(mark.uidvalidity, 0))
+            if any(u > seen for u in client.search(["UID", f"{seen + 1}:*"])):
+                return True
             while True:
                 left = deadline - self._monotonic()
                 if left <= 0:
