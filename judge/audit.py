@@ -1,25 +1,53 @@
-"""The audit trail: one event row per thing that happened, in time order."""
+"""The audit trail: one event row per thing that happened, in time order.
+
+Events are only read back later (`judge log`), never by the transaction
+that records them, so record() keeps them in the session and they are
+written together, in the order recorded, when the transaction commits: one
+multi-row INSERT instead of one ORM object (and flush) per event. A
+rollback drops them with everything else.
+"""
 
 from __future__ import annotations
 
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import or_, select
+from sqlalchemy import event, or_, select
 from sqlalchemy.orm import Session
 
 from judge.store.models import Event, Game
 
+_PENDING = "judge.audit.pending"
+
 
 def record(session: Session, at: datetime, kind: str, *, game_id: int | None = None,
-           inbound_id: int | None = None, outbox_id: int | None = None, **data: Any) -> Event:
-    event = Event(at=at, kind=kind, game_id=game_id, inbound_id=inbound_id, outbox_id=outbox_id, data=data)
-    session.add(event)
-    return event
+           inbound_id: int | None = None, outbox_id: int | None = None, **data: Any) -> None:
+    session.info.setdefault(_PENDING, []).append(
+        {"at": at, "kind": kind, "game_id": game_id, "inbound_id": inbound_id, "outbox_id": outbox_id,
+         "data": data})
+
+
+def write_pending(session: Session) -> None:
+    """Insert the events recorded in this transaction so far."""
+    pending = session.info.pop(_PENDING, None)
+    if pending:
+        session.connection().execute(Event.__table__.insert(), pending)
+
+
+@event.listens_for(Session, "before_commit")
+def _before_commit(session: Session) -> None:
+    write_pending(session)
+
+
+@event.listens_for(Session, "after_soft_rollback")
+def _after_rollback(session: Session, previous_transaction) -> None:
+    if previous_transaction.parent is None:  # the whole transaction, not a savepoint
+        session.info.pop(_PENDING, None)
 
 
 def game_events(session: Session, game: Game) -> list[dict[str, Any]]:
     """Every event of a game, oldest first, including the mails that touched it."""
+    write_pending(session)
     inbound_ids = select(Event.inbound_id).where(Event.game_id == game.id, Event.inbound_id.is_not(None))
     rows = session.scalars(
         select(Event)

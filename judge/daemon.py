@@ -11,12 +11,12 @@ from __future__ import annotations
 
 import logging
 import signal
-from typing import Callable
+from typing import Callable, Sequence
 import threading
 import traceback
 from dataclasses import dataclass, field
 
-from sqlalchemy import select
+from sqlalchemy import insert, select
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -26,12 +26,18 @@ from judge.config import Config
 from judge.mail.inbound import message_id_of, parse_message
 from judge.mailrunner import process_inbound
 from judge.outbox import queue_mail
-from judge.sources.base import Source
+from judge.sources.base import RawMail, Source
 from judge.store.models import InboundMessage
 from judge.templating import render_mail
 from judge.transports.base import Transport
 
 log = logging.getLogger(__name__)
+
+# Mails stored per transaction (with the source's watermark), and processed
+# per transaction: one commit per mail made a backlog cost a disk flush each.
+STORE_BATCH = 200
+FETCH_LIMIT = 1000  # per source and pass, so that a large backlog is worked through in steps
+PROCESS_BATCH = 100
 
 
 @dataclass
@@ -67,34 +73,92 @@ class Judge:
                 return None
             return row.id
 
+    def receive_batch(self, source: Source, mails: Sequence[RawMail]) -> int:
+        """Store fetched mails in one transaction with the source's progress;
+        returns how many were new. Duplicates (by Message-ID, also within the
+        batch) are dropped. If another process stores one of them meanwhile,
+        the batch is stored again one mail at a time."""
+        if not mails:
+            return 0
+        ids = [message_id_of(m.raw) for m in mails]
+        now = self.clock.now()
+        with self.sessions() as s:
+            seen = set(s.scalars(select(InboundMessage.message_id).where(InboundMessage.message_id.in_(set(ids)))))
+            rows = []
+            for mail, message_id in zip(mails, ids):
+                if message_id in seen:
+                    log.info("duplicate %s from %s dropped", message_id, source.name)
+                    continue
+                seen.add(message_id)
+                rows.append({"source": source.name, "message_id": message_id, "raw": mail.raw,
+                             "received_at": now, "status": "new"})
+            if rows:
+                s.execute(insert(InboundMessage), rows)
+            source.progress_batch(mails, s)
+            try:
+                s.commit()
+                return len(rows)
+            except IntegrityError:
+                s.rollback()
+        return sum(self.receive(m.raw, source.name, progress=lambda s, m=m: source.progress(m, s)) is not None
+                   for m in mails)
+
     def poll_sources(self) -> int:
         stored = 0
         for source in self.sources:
-            for mail in source.fetch():
-                if self.receive(mail.raw, source.name,
-                                progress=lambda s, m=mail, src=source: src.progress(m, s)) is not None:
-                    stored += 1
-                source.ack(mail)  # after the commit: marking on the server, moving the file
+            mails = source.fetch(limit=FETCH_LIMIT)
+            for i in range(0, len(mails), STORE_BATCH):
+                batch = mails[i:i + STORE_BATCH]
+                stored += self.receive_batch(source, batch)
+                source.ack_batch(batch)  # after the commit: marking on the server, moving the files
         return stored
 
     # -- processing -----------------------------------------------------
-    def process_pending(self, limit: int = 1000) -> int:
+    def process_pending(self, limit: int = 1000, batch: int = PROCESS_BATCH) -> int:
+        """Run up to `limit` stored mails, oldest first, `batch` to a
+        transaction. A mail that meets a bug rolls its batch back; the batch
+        is then run one mail per transaction, so that only that mail is
+        quarantined and the others are done as usual."""
         count = 0
-        for _ in range(limit):
+        while count < limit:
             with self.sessions() as s:
-                row = s.scalars(select(InboundMessage).where(InboundMessage.status == "new")
-                                .order_by(InboundMessage.id).limit(1).with_for_update(skip_locked=True)).first()
-                if row is None:
+                rows = s.scalars(select(InboundMessage).where(InboundMessage.status == "new")
+                                 .order_by(InboundMessage.id).limit(min(batch, limit - count))
+                                 .with_for_update(skip_locked=True)).all()
+                if not rows:
                     break
-                row_id = row.id
+                row_ids = [row.id for row in rows]
                 try:
-                    process_inbound(s, self.config, self.clock.now(), row)
+                    for row in rows:
+                        process_inbound(s, self.config, self.clock.now(), row)
                     s.commit()
+                    count += len(rows)
+                    continue
                 except Exception:
                     s.rollback()
-                    self._quarantine(row_id, traceback.format_exc())
-            count += 1
+                    if len(rows) == 1:
+                        self._quarantine(row_ids[0], traceback.format_exc())
+                        count += 1
+                        continue
+            for row_id in row_ids:
+                self._process_one(row_id)
+                count += 1
         return count
+
+    def _process_one(self, row_id: int) -> None:
+        with self.sessions() as s:
+            row = s.scalars(select(InboundMessage).where(InboundMessage.id == row_id, InboundMessage.status == "new")
+                            .with_for_update(skip_locked=True)).first()
+            if row is None:  # taken by another process meanwhile
+                return
+            try:
+                process_inbound(s, self.config, self.clock.now(), row)
+                s.commit()
+                return
+            except Exception:
+                s.rollback()
+                error = traceback.format_exc()
+        self._quarantine(row_id, error)
 
     def _quarantine(self, row_id: int, error: str) -> None:
         """A bug met this mail: keep it, tell the sender, never crash."""

@@ -19,7 +19,7 @@ from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import effective_params, is_auction, power_list, standings
+from judge.games import effective_params, is_auction, power_list
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Submission
@@ -205,7 +205,10 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         return
     powers, params = power_list(game), effective_params(game)
     checked = check(parts, powers, params)
-    before = next(s for s in standings(ctx.session, game) if s.player.id == player.id)
+    # The list that stands until now: the player's newest valid submission.
+    standing = ctx.session.scalars(select(Submission).where(
+        Submission.game_id == game.id, Submission.player_id == player.id, Submission.valid)
+        .order_by(Submission.id.desc()).limit(1)).first()
     sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
                      text=text, valid=checked.ok,
                      bids=checked.bids.as_json() if checked.ok and checked.bids else None,
@@ -217,14 +220,14 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     elif checked.ok:
         total = sum(checked.bids.bids.values())
         listed = ", ".join(f"{k} {v}" for k, v in checked.bids.bids.items())
-        replaced = (f" It replaces your list of {format_time(before.counting.received_at)}."
-                    if before.counting else "")
+        replaced = (f" It replaces your list of {format_time(standing.received_at)}."
+                    if standing else "")
         block.message = f"bid list accepted: {listed} (total {total} of T = {params.T}).{replaced} {until}"
     else:
         block.status = "rejected"
         block.notes = [v.message for v in checked.violations]
-        if before.counting is not None:
-            stands = (f"Nothing changed: your list of {format_time(before.counting.received_at)} still stands. "
+        if standing is not None:
+            stands = (f"Nothing changed: your list of {format_time(standing.received_at)} still stands. "
                       f"Send a corrected list before {format_time(game.deadline)} to change it.")
         else:
             stands = (f"Unless you send a valid list before {format_time(game.deadline)}, you bid No Preference "

@@ -38,19 +38,20 @@ log = logging.getLogger(__name__)
 def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
                body: str, kind: str, game_id: int | None = None, inbound_id: int | None = None,
                in_reply_to: str | None = None,
-               attachments: Sequence[tuple[str, bytes, str]] = ()) -> OutboxMessage:
+               attachments: Sequence[tuple[str, bytes, str]] = ()) -> int:
+    """Put one mail in the outbox; returns its row id."""
     message_id = make_message_id(config.domain, uuid.uuid4().hex)
     raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
                   message_id=message_id, date=now, in_reply_to=in_reply_to,
                   references=[in_reply_to] if in_reply_to else (), attachments=attachments)
-    row = OutboxMessage(message_id=message_id, envelope_from=config.address, recipients=list(to),
-                        subject=subject, raw=raw, kind=kind, status="queued", attempts=0,
-                        created_at=now, next_attempt_at=now, game_id=game_id, inbound_id=inbound_id)
-    session.add(row)
-    session.flush()
-    audit.record(session, now, "outbound", game_id=game_id, inbound_id=inbound_id, outbox_id=row.id,
+    # A plain INSERT, not an ORM object: a backlog queues one reply per mail.
+    row_id = session.execute(OutboxMessage.__table__.insert().values(
+        message_id=message_id, envelope_from=config.address, recipients=list(to), subject=subject, raw=raw,
+        kind=kind, status="queued", attempts=0, created_at=now, next_attempt_at=now, game_id=game_id,
+        inbound_id=inbound_id)).inserted_primary_key[0]
+    audit.record(session, now, "outbound", game_id=game_id, inbound_id=inbound_id, outbox_id=row_id,
                  to=list(to), subject=subject, mail_kind=kind, message_id=message_id)
-    return row
+    return row_id
 
 
 def requeue_interrupted(sessions: sessionmaker[Session]) -> int:
@@ -71,43 +72,55 @@ def requeue_interrupted(sessions: sessionmaker[Session]) -> int:
 
 
 def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock, config: Config,
-             limit: int = 100) -> dict[str, int]:
-    """Send every queued row that is due; one row per transaction."""
+             limit: int = 100, claim: int = 50) -> dict[str, int]:
+    """Send up to `limit` queued rows that are due, oldest first. Rows are
+    claimed (status 'sending') `claim` at a time in one transaction; each
+    row's commit point and its outcome are then written on their own."""
     counts = {"sent": 0, "retry": 0, "failed": 0}
-    for _ in range(limit):
+    done = 0
+    while done < limit:
         with sessions.begin() as s:
-            row = s.scalars(
+            rows = s.scalars(
                 select(OutboxMessage)
                 .where(OutboxMessage.status == "queued", OutboxMessage.next_attempt_at <= clock.now())
-                .order_by(OutboxMessage.id).limit(1).with_for_update(skip_locked=True)
-            ).first()
-            if row is None:
-                break
-            row.status = "sending"
-            row.attempts += 1
-            mail = OutgoingMail(row.message_id, row.envelope_from, tuple(row.recipients), row.raw)
-            row_id, attempts = row.id, row.attempts
-        def commit_point(row_id: int = row_id) -> None:
-            with sessions.begin() as s:
-                s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id).values(status="data_sent"))
-
-        try:
-            transport.send(mail, commit_point)
-        except TransportError as err:
-            if err.unconfirmed:
-                with sessions.begin() as s:
-                    s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
-                              .values(status="unconfirmed", last_error=str(err)))
-                log.warning("outbox %s: %s", row_id, err)
-                counts["unconfirmed"] = counts.get("unconfirmed", 0) + 1
-                continue
-            _failed(sessions, row_id, attempts, err, clock.now(), config, counts)
-            continue
-        with sessions.begin() as s:
-            s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
-                      .values(status="sent", sent_at=clock.now(), last_error=None))
-        counts["sent"] += 1
+                .order_by(OutboxMessage.id).limit(min(claim, limit - done)).with_for_update(skip_locked=True)
+            ).all()
+            batch = []
+            for row in rows:
+                row.status = "sending"
+                row.attempts += 1
+                batch.append((row.id, row.attempts,
+                              OutgoingMail(row.message_id, row.envelope_from, tuple(row.recipients), row.raw)))
+        if not batch:
+            break
+        for row_id, attempts, mail in batch:
+            _send_one(sessions, transport, clock, config, row_id, attempts, mail, counts)
+        done += len(batch)
     return counts
+
+
+def _send_one(sessions: sessionmaker[Session], transport: Transport, clock: Clock, config: Config, row_id: int,
+              attempts: int, mail: OutgoingMail, counts: dict[str, int]) -> None:
+    def commit_point() -> None:
+        with sessions.begin() as s:
+            s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id).values(status="data_sent"))
+
+    try:
+        transport.send(mail, commit_point)
+    except TransportError as err:
+        if err.unconfirmed:
+            with sessions.begin() as s:
+                s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
+                          .values(status="unconfirmed", last_error=str(err)))
+            log.warning("outbox %s: %s", row_id, err)
+            counts["unconfirmed"] = counts.get("unconfirmed", 0) + 1
+            return
+        _failed(sessions, row_id, attempts, err, clock.now(), config, counts)
+        return
+    with sessions.begin() as s:
+        s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
+                  .values(status="sent", sent_at=clock.now(), last_error=None))
+    counts["sent"] += 1
 
 
 def _failed(sessions, row_id: int, attempts: int, err: TransportError, now: datetime, config: Config,

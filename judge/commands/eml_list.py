@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import describe_params, find_game, is_auction, param_warnings, power_list, seats, standings
-from judge.store.models import Game
+from judge.store.models import Game, Player
 from judge.syntax import nodes
 from judge.templating import render
 
@@ -16,7 +16,10 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     name = node.game or (ctx.game.name if ctx.game else None)
     if name is None:
         games = ctx.session.scalars(select(Game).order_by(Game.name)).all()
-        return render("list_games.txt.j2", games=games).rstrip()
+        # One count for all games, not one load of every game's players.
+        active = dict(ctx.session.execute(select(Player.game_id, func.count(Player.id))
+                                          .where(Player.status == "active").group_by(Player.game_id)).all())
+        return render("list_games.txt.j2", games=[(g, active.get(g.id, 0)) for g in games]).rstrip()
     game = find_game(ctx.session, name)
     if game is None:
         raise CommandRejected(f"there is no game ?{name}")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
+from typing import Sequence
 
 
 @dataclass(frozen=True)
@@ -35,6 +36,17 @@ class Source(ABC):
         """Record, in the caller's transaction (the one that stores the raw
         mail), that `mail` is taken: sources with a watermark in the
         database advance it here, so storing and advancing commit together."""
+
+    def progress_batch(self, mails: Sequence[RawMail], session) -> None:
+        """progress() for mails stored together in one transaction, in the
+        order fetched; sources with a watermark may write it once."""
+        for mail in mails:
+            self.progress(mail, session)
+
+    def ack_batch(self, mails: Sequence[RawMail]) -> None:
+        """ack() for mails stored together; sources may mark them at once."""
+        for mail in mails:
+            self.ack(mail)
 
     def close(self) -> None:
         """Release connections or handles; the default has none."""

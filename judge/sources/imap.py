@@ -23,7 +23,7 @@ import logging
 import socket
 import ssl
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from imapclient import IMAPClient
@@ -224,16 +224,35 @@ class ImapSource(Source):
         return mails if ok else []  # type: ignore[return-value]
 
     def progress(self, mail: RawMail, session: Session) -> None:
-        uidvalidity, uid = (int(x) for x in mail.ref.split(":"))
-        if self._uidvalidity is None or uidvalidity == self._uidvalidity:
-            self.watermarks.advance(session, self.name, uidvalidity, uid, self.settings.folder)
-            self._progressed.add(mail.ref)
+        self.progress_batch([mail], session)
+
+    def progress_batch(self, mails: Sequence[RawMail], session: Session) -> None:
+        # Fetched in UID order and stored together: the watermark moves once,
+        # to the highest UID of the batch.
+        current = [(int(v), int(u), m.ref) for m in mails for v, u in [m.ref.split(":")]
+                   if self._uidvalidity is None or int(v) == self._uidvalidity]
+        if not current:
+            return
+        uidvalidity, uid = max((v, u) for v, u, _ in current)
+        self.watermarks.advance(session, self.name, uidvalidity, uid, self.settings.folder)
+        self._progressed.update(ref for _, _, ref in current)
 
     def ack(self, mail: RawMail, session: Session | None = None) -> None:
         """Advance the watermark past `mail` (in `session` if given, which the
         caller commits; else in a transaction of its own), then mark the mail
         processed on the server. Idempotent; server faults are logged and the
         marking retried on a later fetch."""
+        self._take(mail, session)
+        if self._client is not None:
+            self._with_client("marking as processed", self._mark_pending)
+
+    def ack_batch(self, mails: Sequence[RawMail]) -> None:
+        for mail in mails:
+            self._take(mail, None)
+        if self._client is not None:  # one UID STORE (or MOVE) for the whole batch
+            self._with_client("marking as processed", self._mark_pending)
+
+    def _take(self, mail: RawMail, session: Session | None) -> None:
         if mail.source != self.name:
             raise ValueError(f"mail from {mail.source!r} acknowledged at {self.name!r}")
         try:
@@ -251,8 +270,6 @@ class ImapSource(Source):
             with self.watermarks.sessions.begin() as s:
                 self.watermarks.advance(s, self.name, uidvalidity, uid, self.settings.folder)
         self._unmarked.add((uidvalidity, uid))
-        if self._client is not None:
-            self._with_client("marking as processed", self._mark_pending)
 
     def _mark_pending(self, client: IMAPClient) -> None:
         uids = sorted(u for v, u in self._unmarked if v == self._uidvalidity)

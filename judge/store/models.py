@@ -12,9 +12,11 @@ from typing import Any
 
 from sqlalchemy import (
     JSON,
+    BigInteger,
     Boolean,
     DateTime,
     ForeignKey,
+    Index,
     Integer,
     LargeBinary,
     MetaData,
@@ -64,12 +66,15 @@ class InboundMessage(Base):
     message_id: Mapped[str] = mapped_column(String(998), unique=True)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
-    sender: Mapped[str | None] = mapped_column(String(320), index=True)  # the flood cap counts by sender
+    sender: Mapped[str | None] = mapped_column(String(320))
     subject: Mapped[str | None] = mapped_column(Text)
     # new -> done | ignored (no reply due: auto-reply, bounce...) | quarantined (kept, not processed)
     status: Mapped[str] = mapped_column(String(20), default="new", index=True)
     reason: Mapped[str | None] = mapped_column(Text)
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+
+    # The flood cap counts a sender's mails of the last hour (migration 0006).
+    __table_args__ = (Index("ix_inbound_messages_sender_processed_at", "sender", "processed_at"),)
 
 
 class OutboxMessage(Base):
@@ -207,9 +212,6 @@ class Event(Base):
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
     outbox_id: Mapped[int | None] = mapped_column(ForeignKey("outbox.id"))
     data: Mapped[dict[str, Any]] = mapped_column(JSON)
-
-
-from sqlalchemy import BigInteger  # appended with SourceState
 
 
 class SourceState(Base):
