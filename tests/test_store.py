@@ -13,7 +13,7 @@ from sqlalchemy import select
 from judge import commands
 from judge.daemon import Judge
 from judge.store.db import make_engine, upgrade
-from judge.store.models import Base, InboundMessage, OutboxMessage
+from judge.store.models import Base, Event, InboundMessage, OutboxMessage
 from judge.syntax import nodes
 from judge.transports.smtp import SmtpSettings, SmtpTransport
 from tests.harness import make_mail
@@ -47,6 +47,8 @@ def test_a_bug_quarantines_the_mail_and_the_daemon_goes_on(harness, monkeypatch)
         raise RuntimeError("boom")
 
     monkeypatch.setitem(commands.HANDLERS, nodes.Help, broken)
+    # One batch: the mails before and after the broken one are done, once.
+    harness.send("cat@example.test", "LIST")
     harness.send("ann@example.test", "HELP", subject="help me")
     harness.send("bob@example.test", "LIST")
     harness.run()
@@ -55,7 +57,13 @@ def test_a_bug_quarantines_the_mail_and_the_daemon_goes_on(harness, monkeypatch)
         assert rows["ann@example.test"].status == "quarantined"
         assert "RuntimeError: boom" in rows["ann@example.test"].reason
         assert b"HELP" in rows["ann@example.test"].raw
-        assert rows["bob@example.test"].status == "done"
+        assert rows["bob@example.test"].status == "done" and rows["cat@example.test"].status == "done"
+        # Nothing of the rolled-back batch is left behind: one reply and one
+        # "inbound" event per mail.
+        assert sorted(r.recipients[0] for r in s.scalars(select(OutboxMessage))) == [
+            "ann@example.test", "bob@example.test", "cat@example.test"]
+        inbound_events = s.scalars(select(Event.inbound_id).where(Event.kind == "inbound")).all()
+        assert sorted(inbound_events) == sorted(r.id for r in rows.values() if r.sender != "ann@example.test")
     apology = harness.body(harness.last_to("ann@example.test"))
     assert "internal" in apology and "kept" in apology
     assert "There are no games yet" in harness.body(harness.last_to("bob@example.test"))
