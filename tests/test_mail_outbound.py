@@ -4,13 +4,25 @@ from __future__ import annotations
 
 import email
 import email.policy
-from datetime import datetime, timedelta, timezone
+import quopri
+from datetime import UTC, datetime, timedelta, timezone
+from email import quoprimime
+from email.headerregistry import Address
 from email.message import EmailMessage
+from email.parser import BytesParser
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from judge.mail.inbound import parse_message
-from judge.mail.outbound import compose, make_message_id
+from judge.mail.outbound import (
+    _addr_spec,
+    _compose_email_message,
+    _qp_encode,
+    compose,
+    make_message_id,
+)
 
 WHEN = datetime(2026, 3, 3, 14, 5, tzinfo=timezone(timedelta(hours=1)))
 BODY = "Grüße aus Wien!\nÖsterreich bietet 40 — Ελλάδα 3, 日本 1\n\n.a line starting with a dot\n"
@@ -169,3 +181,315 @@ def test_make_message_id_refuses_bad_input(domain: str, token: str) -> None:
 def test_composed_message_id_usable_in_compose() -> None:
     message_id = make_message_id("x.org", "row 7/ä")
     assert parse(build(message_id=message_id))["Message-ID"] == message_id
+
+
+# --- The fast path against the EmailMessage reference -------------------------
+#
+# compose() writes the usual reply (no attachments) directly; the reference,
+# _compose_email_message(), builds an EmailMessage as compose() used to. The
+# contract: the same headers and the same text after parsing. Today the bytes
+# are even identical (anything the fast path cannot write exactly is folded by
+# the same header registry, and both paths use _qp_encode(), which is checked
+# against email.quoprimime below).
+
+_NON_ASCII = "äöüßéñ—€Ελλάδα日本😀\u00a0\u2028"
+_CONTROLS = "\r\n\t\x00\x0b\x1b\x7f\x85"
+_ASCII = "abcXYZ019 .,;:!?'\"()<>[]@=_-\\/+*#$%&~`^{|}"
+_ATEXT = "abcxyz019!#$%&'*+/=?^_`{|}~-"
+
+
+def _text(alphabet: str, max_size: int) -> st.SearchStrategy[str]:
+    return st.text(alphabet=alphabet, max_size=max_size)
+
+
+subjects = st.one_of(
+    _text(_ASCII, 40),
+    _text(_ASCII + _NON_ASCII, 60),
+    _text(_ASCII + _NON_ASCII + _CONTROLS, 300),
+    st.sampled_from(["", "Re: bench 1", "Re: bids für alpha", "=?utf-8?q?abc?=", "Re: =?x?= y", "x" * 69, "x" * 70]),
+    st.integers(60, 1200).map(lambda n: "Re: " + "long" * (n // 4)),
+    st.integers(60, 400).map(lambda n: "Befehle für Frühjahr " * (n // 20)),
+)
+display_names = st.one_of(
+    st.just(""),
+    _text("Judge Diplomacy", 20),
+    _text(_ASCII + _NON_ASCII + _CONTROLS, 40),
+    st.sampled_from(['Judge "Chief"', "Judge, The", "J. Smith", "Jürgen", "=?utf-8?q?x?=", "x" * 90]),
+)
+_simple_addresses = st.builds(
+    lambda local, domain: f"{local}@{domain}.example",
+    st.text(alphabet=_ATEXT, min_size=1, max_size=30),
+    st.text(alphabet="abcxyz019-", min_size=1, max_size=30),
+)
+_odd_addresses = st.sampled_from([
+    "anna@example.com", " bob@example.net ", "a.b+c@mail.example.co.uk", '"a b"@example.com', '"ab"@example.com',
+    "a=?b@x.org", "x@bücher.example", "a(comment)@x.org",
+    "very.long.local.part.for.testing.folding." * 2 + "x@a-rather-long-domain.example.com",
+])
+addresses = st.one_of(
+    _simple_addresses,
+    _odd_addresses,
+    st.sampled_from([  # refused
+        "jörg@example.de", "not an address", "a@b@c", "a..b@x.org", ".a@x.org", "a@", "@x.org", "",
+        "=?utf-8?q?a?=@x.org",
+    ]),
+    _text(_ATEXT + "@.\" ()<>,;:\\[]é ", 40),
+)
+_usable_ids = st.builds(
+    lambda left, right: f"<{left}@{right}>",
+    st.text("abc.019-_+$", min_size=1, max_size=30), st.text("abc.example", min_size=1, max_size=20),
+)
+_ids = st.one_of(
+    _usable_ids,
+    st.sampled_from(["<root@mail.example.com>", "<bad id>", "no-brackets@x", "", "<" + "x" * 150 + "@x.org>",
+                     "<" + "y" * 898 + ">", "<" + "z" * 899 + ">"]),
+)
+_lines = st.one_of(
+    _text(_ASCII, 80),
+    _text(_ASCII + _NON_ASCII + "\t\x0c", 100),
+    st.sampled_from(["From the judge", ".", ". ", "..", "trailing spaces   ", "tab\t", " ", "=", "a=b=c"]),
+    st.builds(lambda n, c, tail: c * n + tail, st.integers(70, 1100), st.sampled_from(["x", "ü", "=", " x"]),
+              st.sampled_from(["", " ", "\t", "=", "ü"])),
+)
+bodies = st.builds(
+    lambda lines, separator, end: separator.join(lines) + end,
+    st.lists(_lines, max_size=8),
+    st.sampled_from(["\n", "\r\n", "\r"]),
+    st.sampled_from(["", "\n", "\r\n", "\r", "\n\n"]),
+)
+_aware_dates = st.datetimes(
+    min_value=datetime(1, 1, 2), max_value=datetime(9999, 12, 30),
+    timezones=st.sampled_from([UTC, timezone(timedelta(hours=-5, minutes=-30)),
+                               timezone(timedelta(hours=14)), timezone(timedelta(hours=1, seconds=30))]),
+)
+_usable_dates = st.one_of(st.just(WHEN), st.just(datetime(2026, 12, 31, 23, 59, 59, tzinfo=UTC)), _aware_dates)
+dates = st.one_of(_usable_dates, st.just(datetime(2026, 1, 1)))  # naive: refused
+_reply_to = st.one_of(
+    _simple_addresses, _odd_addresses, st.builds(lambda n, a: f"{n} <{a}>", display_names, _simple_addresses),
+)
+_usable_extra_headers = st.one_of(
+    st.none(),
+    st.fixed_dictionaries({}, optional={
+        "X-Judge-Game": subjects, "X-Judge-Kind": subjects, "Keywords": subjects, "Reply-To": _reply_to,
+        "Resent-To": _reply_to, "x-long-header-name-" + "n" * 50: subjects,
+    }),
+)
+extra_headers = st.one_of(
+    st.none(),
+    st.lists(
+        st.one_of(
+            st.tuples(
+                st.sampled_from(["X-Judge-Game", "X-Judge-Kind", "x-long-header-name-" + "n" * 60, "Keywords",
+                                 "Auto-Submitted", "subject", "Bad Name", "Bad:Name", ""]),
+                subjects,
+            ),
+            # Structured headers, folded by the header registry on both paths.
+            # (Given text that is no address at all, such as a 1000-character
+            # word, the registry writes lines over 998 octets: not checked.)
+            st.tuples(
+                st.sampled_from(["Reply-To", "reply-to", "Resent-To", "Sender"]),
+                st.one_of(addresses, st.builds(lambda n, a: f"{n} <{a}>", display_names, addresses)),
+            ),
+        ),
+        max_size=3,
+    ).map(dict),
+)
+
+
+def _outcome(function, **kwargs):  # type: ignore[no-untyped-def]
+    try:
+        return function(**kwargs)
+    except Exception as error:  # noqa: BLE001 - the type is what is compared
+        return type(error)
+
+
+def _parse(raw: bytes) -> EmailMessage:
+    msg = BytesParser(policy=email.policy.default).parsebytes(raw)
+    assert isinstance(msg, EmailMessage)
+    return msg
+
+
+def _assert_equivalent(fast: bytes, reference: bytes) -> None:
+    parsed_fast, parsed_reference = _parse(fast), _parse(reference)
+    assert parsed_fast.keys() == parsed_reference.keys()
+    for (name, value), (_, expected) in zip(parsed_fast.items(), parsed_reference.items()):
+        assert str(value) == str(expected), name
+    assert parsed_fast.get_content() == parsed_reference.get_content()
+
+
+def _check_against_reference(**args: object) -> None:
+    fast = _outcome(compose, **args)
+    reference = _outcome(_compose_email_message, **args)
+    if not isinstance(reference, bytes):
+        assert fast is reference  # the same exception type
+        return
+    assert isinstance(fast, bytes)
+    _assert_equivalent(fast, reference)
+
+    # Wire format: 7-bit, CRLF only, no line over RFC 5322's 998 octets.
+    assert fast.isascii()
+    assert fast.endswith(b"\r\n")
+    lines = fast.split(b"\r\n")[:-1]
+    assert all(b"\r" not in line and b"\n" not in line and len(line) <= 998 for line in lines)
+
+    head, _, payload = fast.partition(b"\r\n\r\n")
+    if b"Content-Transfer-Encoding: 7bit" in head:
+        assert all(len(line) <= 78 for line in payload.split(b"\r\n"))
+    else:
+        assert all(len(line) <= 76 for line in payload.split(b"\r\n"))  # RFC 2045
+    # The text itself, not just the same as the reference's.
+    text = str(args["body"]).replace("\r\n", "\n").replace("\r", "\n")
+    assert _parse(fast).get_content().replace("\r\n", "\n") == (text if text.endswith("\n") else text + "\n")
+    assert fast == reference
+
+
+@settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sender_name=display_names,
+    to=st.lists(st.one_of(_simple_addresses, _odd_addresses), min_size=1, max_size=3),
+    subject=subjects,
+    body=bodies,
+    message_id=st.one_of(st.just(make_message_id("judge.example.org", "outbox-42")), _usable_ids),
+    date=_usable_dates,
+    in_reply_to=st.one_of(st.none(), _ids),  # unusable parent ids are dropped, not refused
+    references=st.lists(_ids, max_size=4),
+    extra=_usable_extra_headers,
+)
+def test_fast_path_matches_the_email_message_reference(
+    sender_name: str, to: list[str], subject: str, body: str, message_id: str, date: datetime,
+    in_reply_to: str | None, references: list[str], extra: dict[str, str] | None,
+) -> None:
+    _check_against_reference(
+        sender="judge@judge.example.org", sender_name=sender_name, to=to, subject=subject, body=body,
+        message_id=message_id, date=date, in_reply_to=in_reply_to, references=references, extra_headers=extra,
+    )
+
+
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sender=st.one_of(st.just("judge@judge.example.org"), addresses),
+    sender_name=display_names,
+    to=st.lists(addresses, min_size=1, max_size=3),
+    subject=subjects,
+    body=bodies,
+    message_id=_ids,
+    date=dates,
+    in_reply_to=st.one_of(st.none(), _ids),
+    references=st.lists(_ids, max_size=4),
+    extra=extra_headers,
+)
+def test_refused_input_is_refused_as_by_the_reference(
+    sender: str, sender_name: str, to: list[str], subject: str, body: str, message_id: str, date: datetime,
+    in_reply_to: str | None, references: list[str], extra: dict[str, str] | None,
+) -> None:
+    _check_against_reference(
+        sender=sender, sender_name=sender_name, to=to, subject=subject, body=body, message_id=message_id,
+        date=date, in_reply_to=in_reply_to, references=references, extra_headers=extra,
+    )
+
+
+def test_typical_reply_is_byte_identical_to_the_reference() -> None:
+    args: dict[str, object] = {
+        "sender": "judge@example.test", "sender_name": "Judge", "to": ["player1@example.test"],
+        "subject": "Re: bench 1", "body": "Austria: A Vie-Bud accepted.\n" * 50,
+        "message_id": make_message_id("example.test", "abc"), "date": WHEN,
+        "in_reply_to": "<CAB12345.abc@mail.example.com>", "references": ["<CAB12345.abc@mail.example.com>"],
+        "extra_headers": {"X-Judge-Game": "alpha"},
+    }
+    assert compose(**args) == _compose_email_message(**args)  # type: ignore[arg-type]
+    args.update({
+        "sender_name": 'Jürgen "the Judge"', "subject": "Re: Befehle für Frühjahr 1901 " * 4, "body": BODY,
+        "extra_headers": {"X-Judge-Game": "älpha", "Reply-To": "Spielleitung <gm@example.test>"},
+    })
+    assert compose(**args) == _compose_email_message(**args)  # type: ignore[arg-type]
+
+
+def test_attachments_take_the_email_message_path() -> None:
+    attachment = ("resolution.json", b'{"winner": "anna"}', "application/json")
+    raw = build(attachments=[attachment])
+    msg = parse(raw)
+    assert msg.is_multipart()
+    parts = list(msg.iter_attachments())
+    assert [p.get_filename() for p in parts] == ["resolution.json"]
+    assert parts[0].get_content() == b'{"winner": "anna"}'
+    assert content(msg.get_body(("plain",))) == BODY  # type: ignore[arg-type]
+    assert msg["Auto-Submitted"] == "auto-generated"
+    # Quoted-printable within RFC 2045's 76 characters here too.
+    body = "Grüße " * 40 + "\n" + "x" * 100 + " \n"
+    raw = build(attachments=[attachment], body=body)
+    encoded = raw.split(b"Content-Transfer-Encoding: quoted-printable\r\n\r\n", 1)[1]
+    encoded = encoded.split(b"\r\n--", 1)[0]  # up to the next part's boundary
+    assert len(encoded) > 300 and max(len(line) for line in encoded.split(b"\r\n")) <= 76
+    assert content(parse(raw).get_body(("plain",))) == body  # type: ignore[arg-type]
+
+
+@pytest.mark.parametrize(
+    "overrides",
+    [
+        # Input the header registry itself fails on: compose() then leaves the
+        # mail to the reference, so it fails (or not) exactly as before.
+        {"extra_headers": {"Reply-To": "0@", "reply-to": ""}},
+        {"extra_headers": {"x-long-header-name-" + "n" * 60: "", "Auto-Submitted": ""}},
+        {"extra_headers": {"x-long-header-name-" + "n" * 60: ""}},
+        {"extra_headers": {"Reply-To": "a@b", "reply-to": "c@d"}},
+        {"extra_headers": {"Resent-To": "a@b", "resent-to": "c@d"}},
+        {"sender_name": "=?utf-8?q?J=C3=BCrgen?="},
+        {"subject": "=?utf-8?q?abc?= def"},
+        {"to": ['"a b"@example.com', "c@d.example"]},
+        {"to": ["jörg@example.de"]},
+        {"date": datetime(2026, 1, 1, tzinfo=timezone(timedelta(hours=1, seconds=30)))},
+        {"date": datetime(50, 1, 1, tzinfo=UTC)},
+        {"body": "\udcff"},
+        {"body": None},
+        {"subject": None},
+    ],
+)
+def test_odd_input_gives_what_the_reference_gives(overrides: dict[str, object]) -> None:
+    args: dict[str, object] = {
+        "sender": "judge@judge.example.org", "sender_name": "Judge", "to": ["anna@example.com"],
+        "subject": "Re: x", "body": BODY, "message_id": "<judge.1@judge.example.org>", "date": WHEN,
+    }
+    args.update(overrides)
+    assert _outcome(compose, **args) == _outcome(_compose_email_message, **args)
+
+
+@pytest.mark.parametrize("tail", [" ", "\t", "ü", "=", "x", " x", "  "])
+@pytest.mark.parametrize("fill", ["x", "ü", "=", "x="])
+def test_quoted_printable_soft_breaks_at_every_length(tail: str, fill: str) -> None:
+    for length in range(260):
+        text = (fill * length)[:length] + tail + "\n"
+        encoded = _qp_encode(text)
+        expected = quoprimime.body_encode(text.encode("utf-8").decode("latin-1"), 76, "\r\n")
+        assert encoded == expected.encode("ascii"), length
+        assert max(len(line) for line in encoded.split(b"\r\n")) <= 76
+        assert quopri.decodestring(encoded).replace(b"\r\n", b"\n").decode("utf-8") == text
+
+
+def _reference_addr_spec(address: str) -> str:
+    candidate = address.strip()
+    if not candidate or any(ord(c) < 32 or c == "\x7f" for c in candidate) or "@" not in candidate:
+        raise ValueError(address)
+    try:
+        return Address(addr_spec=candidate).addr_spec
+    except Exception as error:
+        raise ValueError(address) from error
+
+
+@settings(max_examples=500, deadline=None)
+@given(address=st.one_of(addresses, _text(_ATEXT + "@.", 20), _text(_ATEXT + "@.\"\\ =?", 20)))
+def test_addr_spec_shortcut_agrees_with_the_parser(address: str) -> None:
+    assert _outcome(_addr_spec, address=address) == _outcome(_reference_addr_spec, address=address)
+
+
+@settings(max_examples=500, deadline=None)
+@given(body=bodies)
+def test_quoted_printable_is_quoprimime_at_76_columns(body: str) -> None:
+    text = body.replace("\r\n", "\n").replace("\r", "\n")
+    if not text.endswith("\n"):
+        text += "\n"
+    encoded = _qp_encode(text)
+    expected = quoprimime.body_encode(text.encode("utf-8").decode("latin-1"), 76, "\r\n")
+    assert encoded == expected.encode("ascii")
+    assert all(len(line) <= 76 for line in encoded.split(b"\r\n"))
+    assert not any(line.endswith((b" ", b"\t")) for line in encoded.split(b"\r\n"))
+    assert quopri.decodestring(encoded).replace(b"\r\n", b"\n").decode("utf-8") == text
