@@ -34,6 +34,8 @@ from judge.transports.base import OutgoingMail, Transport, TransportError
 
 log = logging.getLogger(__name__)
 
+_INSERT = OutboxMessage.__table__.insert()
+
 
 def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
                body: str, kind: str, game_id: int | None = None, inbound_id: int | None = None,
@@ -44,11 +46,12 @@ def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[
     raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
                   message_id=message_id, date=now, in_reply_to=in_reply_to,
                   references=[in_reply_to] if in_reply_to else (), attachments=attachments)
-    # A plain INSERT, not an ORM object: a backlog queues one reply per mail.
-    row_id = session.execute(OutboxMessage.__table__.insert().values(
-        message_id=message_id, envelope_from=config.address, recipients=list(to), subject=subject, raw=raw,
-        kind=kind, status="queued", attempts=0, created_at=now, next_attempt_at=now, game_id=game_id,
-        inbound_id=inbound_id)).inserted_primary_key[0]
+    # A plain INSERT, built once, not an ORM object: a backlog queues one
+    # reply per mail.
+    row_id = session.connection().execute(_INSERT, {
+        "message_id": message_id, "envelope_from": config.address, "recipients": list(to), "subject": subject,
+        "raw": raw, "kind": kind, "status": "queued", "attempts": 0, "created_at": now, "next_attempt_at": now,
+        "game_id": game_id, "inbound_id": inbound_id}).inserted_primary_key[0]
     audit.record(session, now, "outbound", game_id=game_id, inbound_id=inbound_id, outbox_id=row_id,
                  to=list(to), subject=subject, mail_kind=kind, message_id=message_id)
     return row_id
