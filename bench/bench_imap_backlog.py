@@ -12,8 +12,12 @@ index them (one SELECT), then times in the same process:
   page cache), the faster of the two is the one compared;
 * the judge: a Harness (SQLite in a temp dir, password_cost 4) with an
   ImapSource on that INBOX (processed="flag"), run_once() until a pass finds
-  nothing to do; then every mail is stored and processed and every reply is
-  sent to the Maildir outbox (checked, and any shortfall printed).
+  nothing to do: every mail fetched, parsed, validated, stored and its reply
+  queued in the outbox (the issue's "end to end"; the ratio is taken on
+  this). Sending the queued replies to the Maildir outbox is timed after it
+  and printed apart; the counts at the end check that nothing is missing.
+
+--profile FILE writes cProfile stats of the judge's timed part.
 
 The mails come from 200 players: ~40% LIST or HELP, ~40% SIGNON ?gN pw plus
 a 7-line bid list, ~20% prose/garbage. The games are real: an untimed setup
