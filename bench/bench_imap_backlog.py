@@ -53,6 +53,8 @@ from imapclient import IMAPClient  # noqa: E402
 from sqlalchemy import func, select  # noqa: E402
 
 from judge import outbox as outbox_module  # noqa: E402
+from judge.mail.inbound import parse_message  # noqa: E402
+from judge.syntax import CommandSyntaxError, nodes, parse_line  # noqa: E402
 from judge.sources.imap import ImapSettings, ImapSource  # noqa: E402
 from judge.sources.watermark import WatermarkStore  # noqa: E402
 from judge.store.models import InboundMessage, OutboxMessage  # noqa: E402
@@ -206,6 +208,28 @@ def baseline(rig: Rig) -> tuple[float, int, int]:
     return perf_counter() - t0, got, nbytes
 
 
+# -- the pure part alone ----------------------------------------------------
+def parse_only(mails: list[bytes]) -> float:
+    """Seconds to read every mail (parse_message) and parse its command lines
+    with the grammar, as the runner does (up to a signature or SIGNOFF): no
+    database, no reply. A floor under the judge's own work per mail."""
+    t0 = perf_counter()
+    for raw in mails:
+        mail = parse_message(raw, own_addresses=[JUDGE])
+        for number, line in enumerate(mail.text.split("\n"), 1):
+            stripped = line.strip()
+            if not stripped or stripped.startswith(">"):
+                continue
+            if line.rstrip() in ("--", "-- "):
+                break
+            try:
+                if isinstance(parse_line(line, number), nodes.Signoff):
+                    break
+            except CommandSyntaxError:
+                pass
+    return perf_counter() - t0
+
+
 # -- the judge -------------------------------------------------------------
 class Timers:
     def __init__(self) -> None:
@@ -346,6 +370,7 @@ def main() -> None:
         b_warm, got_warm, _ = baseline(rig)
         print(f"baseline fetched {got_warm} mails, {nbytes / 1e6:.1f} MB (cold {b_cold:.2f} s, warm {b_warm:.2f} s)")
 
+        t_parse = min(parse_only(mails) for _ in range(2))
         j_time, timers, passes, info = run_judge(rig, tmp, n, args.profile)
 
         print()
@@ -359,6 +384,8 @@ def main() -> None:
         print(f"{'judge end to end':<36} {j_time:>9.2f} {n / j_time:>9.0f}")
         b_best = min(b_cold, b_warm)
         print(f"{'ratio baseline(best) / judge':<36} {b_best / j_time:>9.3f}   (aim >= 0.5)")
+        print(f"{'parsing alone (mail + grammar)':<36} {t_parse:>9.2f} {n / t_parse:>9.0f}   "
+              f"(fetch + this: ratio <= {b_best / (b_best + t_parse):.3f})")
         print()
         head = f"{'judge breakdown':<36} {'seconds':>9} {'share':>7} {'calls':>7}"
         print(head)

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import func, select
+from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from judge import audit, record, rng
@@ -29,8 +29,12 @@ RESULT_TEMPLATES = {ba.NAME: "results/blind-auction", pref.NAME: "results/prefer
                     "random": "results/random"}
 
 
+# Built once: every SIGNON and LIST ?game looks a game up by name.
+_GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
+
+
 def find_game(session: Session, name: str) -> Game | None:
-    return session.scalars(select(Game).where(func.lower(Game.name) == name.casefold())).first()
+    return session.scalars(_GAME_BY_NAME, {"name": name.casefold()}).first()
 
 
 def power_list(game: Game) -> PowerList:
