@@ -24,7 +24,7 @@ from judge import outbox, scheduler
 from judge.clock import Clock
 from judge.config import Config
 from judge.mail.inbound import message_id_of, parse_message
-from judge.mailrunner import process_inbound
+from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
 from judge.store.models import InboundMessage
@@ -122,9 +122,8 @@ class Judge:
         count = 0
         while count < limit:
             with self.sessions() as s:
-                rows = s.scalars(select(InboundMessage).where(InboundMessage.status == "new")
-                                 .order_by(InboundMessage.id).limit(min(batch, limit - count))
-                                 .with_for_update(skip_locked=True)).all()
+                rows = [InboundRow(*r) for r in s.execute(
+                    NEW_MAILS.limit(min(batch, limit - count)).with_for_update(skip_locked=True))]
                 if not rows:
                     break
                 row_ids = [row.id for row in rows]
@@ -147,12 +146,12 @@ class Judge:
 
     def _process_one(self, row_id: int) -> None:
         with self.sessions() as s:
-            row = s.scalars(select(InboundMessage).where(InboundMessage.id == row_id, InboundMessage.status == "new")
-                            .with_for_update(skip_locked=True)).first()
-            if row is None:  # taken by another process meanwhile
+            found = s.execute(NEW_MAILS.where(InboundMessage.__table__.c.id == row_id)
+                              .with_for_update(skip_locked=True)).first()
+            if found is None:  # taken by another process meanwhile
                 return
             try:
-                process_inbound(s, self.config, self.clock.now(), row)
+                process_inbound(s, self.config, self.clock.now(), InboundRow(*found))
                 s.commit()
                 return
             except Exception:

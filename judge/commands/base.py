@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Callable, TypeVar
+from typing import Any, Callable, TypeVar
 
 from sqlalchemy.orm import Session
 
 from judge.config import Config
 from judge.mail.inbound import InboundMail
-from judge.store.models import Game, InboundMessage, Player
+from judge.store.models import Game, Player
 from judge.submission import SubmissionParts
 from judge.syntax import nodes
 
@@ -31,7 +31,7 @@ class Context:
     config: Config
     now: datetime
     mail: InboundMail
-    inbound: InboundMessage
+    inbound: Any  # the mail's InboundRow (judge.mailrunner): commands use its id
     game: Game | None = None
     role: str | None = None  # "player" or "master" once signed on
     player: Player | None = None
