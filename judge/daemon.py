@@ -1,10 +1,12 @@
 """The daemon: sources -> store -> commands -> outbox -> transport, in a loop.
 
 One iteration (run_once) takes new mail from every source and stores it raw
-(commit) before acknowledging it to the source, processes each stored mail in
-its own transaction, handles deadlines, and sends the outbox. A crash at any
-point leaves either the raw mail in the source (fetched again, and dropped by
-its Message-ID) or in the store with status 'new' (processed again).
+(commit, with the source's watermark) before acknowledging it to the source,
+processes the stored mails (a batch per transaction: each mail's effects,
+reply and status commit together with its batch's), handles deadlines, and
+sends the outbox. A crash at any point leaves either the raw mail in the
+source (fetched again, and dropped by its Message-ID) or in the store with
+status 'new' (processed again, its batch's earlier effects rolled back).
 """
 
 from __future__ import annotations
