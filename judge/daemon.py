@@ -18,7 +18,7 @@ import threading
 import traceback
 from dataclasses import dataclass, field
 
-from sqlalchemy import insert, select
+from sqlalchemy import insert, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -40,6 +40,31 @@ log = logging.getLogger(__name__)
 STORE_BATCH = 200
 FETCH_LIMIT = 1000  # per source and pass, so that a large backlog is worked through in steps
 PROCESS_BATCH = 100
+
+
+# Any number fixed for the judge: the key of its PostgreSQL advisory lock.
+_PROCESSING_LOCK_KEY = 0x6A756467  # "judg"
+
+
+def processing_lock(session: Session) -> bool:
+    """Take the right to run stored mail until this transaction ends; False
+    if another process holds it. One process at a time runs mail, so that a
+    sender's mails take effect in the order they arrived (a resubmitted list
+    must replace the earlier one, never the reverse), even with several judge
+    processes or `judge deliver` beside the daemon; they all still store and
+    send mail in parallel.
+
+    PostgreSQL: a transaction-scoped advisory lock, not waited for. SQLite:
+    the database's write lock, taken now (waiting up to the busy timeout)
+    rather than at the first write, so that the mails read next are the
+    newest state, which no other process can change before the commit."""
+    dialect = session.get_bind().dialect.name
+    if dialect == "postgresql":
+        return bool(session.execute(text("SELECT pg_try_advisory_xact_lock(:key)"),
+                                    {"key": _PROCESSING_LOCK_KEY}).scalar())
+    if dialect == "sqlite":
+        session.execute(text("UPDATE inbound_messages SET status = status WHERE 0"))
+    return True
 
 
 @dataclass
@@ -124,6 +149,8 @@ class Judge:
         count = 0
         while count < limit:
             with self.sessions() as s:
+                if not processing_lock(s):
+                    break  # another judge process is running mail now; it takes these too
                 rows = [InboundRow(*r) for r in s.execute(
                     NEW_MAILS.limit(min(batch, limit - count)).with_for_update(skip_locked=True))]
                 if not rows:
@@ -148,6 +175,8 @@ class Judge:
 
     def _process_one(self, row_id: int) -> None:
         with self.sessions() as s:
+            if not processing_lock(s):
+                return
             found = s.execute(NEW_MAILS.where(InboundMessage.__table__.c.id == row_id)
                               .with_for_update(skip_locked=True)).first()
             if found is None:  # taken by another process meanwhile

@@ -141,3 +141,39 @@ def test_the_source_watermark_commits_with_the_raw_mail(harness):
         assert s.scalars(select(InboundMessage)).all() == []
     assert harness.judge.receive(raw, "test-source", progress=lambda s: seen.append(s)) is not None
     assert len(seen) == 2
+
+
+def test_one_process_at_a_time_runs_mail(harness):
+    """A second judge process (another daemon, or `judge deliver` beside the
+    daemon) never runs mail while one is at it: otherwise both could answer
+    the same mail, or take one sender's mails in the wrong order."""
+    import threading
+
+    from sqlalchemy import update
+
+    from judge.app import build_judge
+    from judge.daemon import processing_lock
+
+    for who in ("ann", "bob", "cat"):
+        harness.send(f"{who}@example.test", "LIST")
+    assert harness.judge.poll_sources() == 3
+    other = build_judge(harness.config, harness.clock, with_io=False)
+    result: list[int] = []
+    with harness.judge.sessions() as s:
+        assert processing_lock(s)
+        # The other process tries now: it must not run the mails (PostgreSQL:
+        # it gives up at once; SQLite: it waits for the lock).
+        worker = threading.Thread(target=lambda: result.append(other.process_pending()))
+        worker.start()
+        worker.join(1.0)
+        # The lock holder deals with the mails and commits.
+        s.execute(update(InboundMessage).values(status="done"))
+        s.commit()
+    worker.join(30)
+    assert result == [0]
+    with harness.judge.sessions() as s:
+        assert s.scalars(select(OutboxMessage)).all() == []
+    # Once nobody holds it, the other process runs mail as usual.
+    harness.send("dan@example.test", "LIST")
+    harness.judge.poll_sources()
+    assert other.process_pending() == 1
