@@ -4,6 +4,7 @@ resolving it with its (pure) method, and queuing the mails that follow.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
@@ -34,11 +35,33 @@ _GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
 
 
 def find_game(session: Session, name: str) -> Game | None:
-    return session.scalars(_GAME_BY_NAME, {"name": name.casefold()}).first()
+    # A batch of mail runs in one session: once found, a game is taken from
+    # the session's identity map (no query), checked by name in case it went.
+    key = name.casefold()
+    known = session.info.setdefault("judge.games.by_name", {})
+    if key in known:
+        game = session.get(Game, known[key])
+        if game is not None and game.name.casefold() == key:
+            return game
+    game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
+    if game is not None:
+        known[key] = game.id
+    return game
+
+
+_POWER_LISTS: dict[str, PowerList] = {}
 
 
 def power_list(game: Game) -> PowerList:
-    return make_power_list(game.powers)
+    # Every bid mail needs it; a game's list rarely changes and PowerList is
+    # immutable, so each distinct list is built once.
+    key = json.dumps(game.powers, sort_keys=True)
+    found = _POWER_LISTS.get(key)
+    if found is None:
+        if len(_POWER_LISTS) > 1000:
+            _POWER_LISTS.clear()
+        found = _POWER_LISTS[key] = make_power_list(game.powers)
+    return found
 
 
 def active_players(game: Game) -> list[Player]:
