@@ -10,7 +10,15 @@ import uuid
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
 from sqlalchemy import create_engine, text
+
+# The suite is reproducible: hypothesis draws the same examples every run
+# (CI must not fail by chance). Hunting for new counterexamples is a run of
+# its own: HYPOTHESIS_PROFILE=deep pytest tests/test_mail_outbound.py ...
+settings.register_profile("ci", derandomize=True)
+settings.register_profile("deep", max_examples=5000)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
 PG_ADMIN_URL = os.environ.get("JUDGE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 

@@ -493,3 +493,16 @@ def test_quoted_printable_is_quoprimime_at_76_columns(body: str) -> None:
     assert all(len(line) <= 76 for line in encoded.split(b"\r\n"))
     assert not any(line.endswith((b" ", b"\t")) for line in encoded.split(b"\r\n"))
     assert quopri.decodestring(encoded).replace(b"\r\n", b"\n").decode("utf-8") == text
+
+
+def test_a_header_the_email_package_would_fold_badly_is_refused() -> None:
+    # Found by the differential test: the email package folds this Reply-To
+    # (a non-ASCII address group) onto a line without a leading blank, which
+    # would end the header block early. Neither path may send that.
+    args = dict(sender="judge@judge.example.org", to=["anna@example.com"], subject="", body="",
+                message_id="<judge.outbox-42@judge.example.org>",
+                date=datetime(2026, 3, 3, 14, 5, tzinfo=timezone.utc),
+                extra_headers={"Reply-To": "00000'\u00df:\u00df,\u00df <0@0.example>"})
+    for build in (compose, _compose_email_message):
+        with pytest.raises(ValueError, match="cannot be written safely"):
+            build(**args)

@@ -137,6 +137,21 @@ def compose(
     )
 
 
+_HEADER_START = re.compile(rb"[!-9;-~]+:")
+
+
+def _well_folded(raw: bytes) -> bytes:
+    """The mail, if every header line starts a field or continues one. The
+    email package's folder can break an odd structured value (a non-ASCII
+    address group in Reply-To, say) onto a line with no leading blank, which
+    would end the header block early; such a mail is refused, not sent."""
+    head = raw.split(b"\r\n\r\n", 1)[0]
+    for line in head.split(b"\r\n"):
+        if line[:1] not in (b" ", b"\t") and not _HEADER_START.match(line):
+            raise ValueError(f"a header cannot be written safely: {line[:80]!r}")
+    return raw
+
+
 class _UseReference(Exception):
     """The header registry raised while compose() folded a header."""
 
@@ -211,7 +226,7 @@ def _compose_text(
         "MIME-Version: 1.0\r\n"
         "\r\n"
     )
-    return "".join(lines).encode("ascii", "surrogateescape") + payload
+    return _well_folded("".join(lines).encode("ascii", "surrogateescape") + payload)
 
 
 def _compose_email_message(
@@ -280,7 +295,7 @@ def _compose_email_message(
     for filename, data, mimetype in attachments:
         maintype, _, subtype = mimetype.partition("/")
         msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
-    return msg.as_bytes()
+    return _well_folded(msg.as_bytes())
 
 
 def _normalise_body(body: str) -> str:
