@@ -54,7 +54,7 @@ from sqlalchemy import func, select  # noqa: E402
 
 from judge import outbox as outbox_module  # noqa: E402
 from judge.mail.inbound import parse_message  # noqa: E402
-from judge.syntax import CommandSyntaxError, nodes, parse_line  # noqa: E402
+from judge.mailrunner import command_lines  # noqa: E402
 from judge.sources.imap import ImapSettings, ImapSource  # noqa: E402
 from judge.sources.watermark import WatermarkStore  # noqa: E402
 from judge.store.models import InboundMessage, OutboxMessage  # noqa: E402
@@ -215,18 +215,8 @@ def parse_only(mails: list[bytes]) -> float:
     database, no reply. A floor under the judge's own work per mail."""
     t0 = perf_counter()
     for raw in mails:
-        mail = parse_message(raw, own_addresses=[JUDGE])
-        for number, line in enumerate(mail.text.split("\n"), 1):
-            stripped = line.strip()
-            if not stripped or stripped.startswith(">"):
-                continue
-            if line.rstrip() in ("--", "-- "):
-                break
-            try:
-                if isinstance(parse_line(line, number), nodes.Signoff):
-                    break
-            except CommandSyntaxError:
-                pass
+        for _ in command_lines(parse_message(raw, own_addresses=[JUDGE]).text):
+            pass
     return perf_counter() - t0
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import Iterator
 
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
@@ -141,21 +142,28 @@ def _flooding(session: Session, config: Config, now: datetime, row: InboundRow, 
     return True
 
 
-def _judge_protocol_only(text: str) -> bool:
-    """Whether the mail's commands are all messages one judge sends another."""
-    seen = False
+def command_lines(text: str) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
+    """(line number, line, its node or syntax error) for each command line:
+    blank and quoted lines skipped, up to a signature ("-- ") or SIGNOFF."""
     for number, line in enumerate(text.split("\n"), 1):
         stripped = line.strip()
         if not stripped or stripped.startswith(">"):
             continue
         if line.rstrip() in ("--", "-- "):
-            break
+            return
         try:
-            node = parse_line(line, number)
-        except CommandSyntaxError:
-            return False
+            node: nodes.Node | CommandSyntaxError = parse_line(line, number)
+        except CommandSyntaxError as err:
+            node = err
         if isinstance(node, nodes.Signoff):
-            break
+            return
+        yield number, line, node
+
+
+def _judge_protocol_only(text: str) -> bool:
+    """Whether the mail's commands are all messages one judge sends another."""
+    seen = False
+    for _, _, node in command_lines(text):
         if not (isinstance(node, nodes.Blinding) and node.kind in JUDGE_TO_JUDGE):
             return False
         seen = True
