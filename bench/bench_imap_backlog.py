@@ -17,7 +17,8 @@ index them (one SELECT), then times in the same process:
   this). Sending the queued replies to the Maildir outbox is timed after it
   and printed apart; the counts at the end check that nothing is missing.
 
---profile FILE writes cProfile stats of the judge's timed part.
+--profile FILE writes cProfile stats of the judge's timed part;
+--postgresql [ADMIN_URL] stores in a fresh PostgreSQL database instead.
 
 The mails come from 200 players: ~40% LIST or HELP, ~40% SIGNON ?gN pw plus
 a 7-line bid list, ~20% prose/garbage. The games are real: an untimed setup
@@ -31,6 +32,7 @@ N are not cut off as floods (the cap query still runs). Nothing is asserted.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import functools
 import os
@@ -50,7 +52,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from imapclient import IMAPClient  # noqa: E402
-from sqlalchemy import func, select  # noqa: E402
+from sqlalchemy import create_engine, func, select, text  # noqa: E402
 
 from judge import outbox as outbox_module  # noqa: E402
 from judge.mail.inbound import parse_message  # noqa: E402
@@ -208,6 +210,21 @@ def baseline(rig: Rig) -> tuple[float, int, int]:
     return perf_counter() - t0, got, nbytes
 
 
+@contextlib.contextmanager
+def scratch_postgresql(admin_url: str):
+    """A fresh PostgreSQL database for the run, dropped afterwards."""
+    name = f"judge_bench_{os.getpid()}"
+    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
+    with admin.connect() as c:
+        c.execute(text(f'CREATE DATABASE "{name}"'))
+    try:
+        yield admin_url.rsplit("/", 1)[0] + "/" + name
+    finally:
+        with admin.connect() as c:
+            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
+        admin.dispose()
+
+
 # -- the pure part alone ----------------------------------------------------
 def parse_only(mails: list[bytes]) -> float:
     """Seconds to read every mail (parse_message) and parse its command lines
@@ -262,8 +279,8 @@ def setup_games(h: Harness) -> None:
     print(f"setup: {n_games} games created, {N_PLAYERS} players signed on, {started} games started")
 
 
-def run_judge(rig: Rig, tmp: Path, n: int, profile: str | None = None) -> tuple[float, Timers, int, dict]:
-    h = Harness(tmp / "data", f"sqlite:///{tmp / 'judge.sqlite3'}", password_cost=4)
+def run_judge(rig: Rig, tmp: Path, n: int, profile: str | None = None, database_url: str | None = None) -> tuple[float, Timers, int, dict]:
+    h = Harness(tmp / "data", database_url or f"sqlite:///{tmp / 'judge.sqlite3'}", password_cost=4)
     try:
         h.judge.config = dataclasses.replace(h.judge.config, max_mails_per_sender_per_hour=10 * n + 1000)
         h.config = h.judge.config
@@ -335,11 +352,15 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--mails", type=int, default=10000, help="mails in the backlog")
     ap.add_argument("--profile", metavar="FILE", help="write cProfile stats of the judge's run to FILE")
+    ap.add_argument("--postgresql", metavar="ADMIN_URL", nargs="?", const="postgresql+psycopg://postgres@127.0.0.1:5432/test",
+                    help="store in a fresh PostgreSQL database made (and dropped) through ADMIN_URL "
+                         "(default: the test server on 127.0.0.1:5432) instead of SQLite")
     args = ap.parse_args()
     n = args.mails
 
     rig = Rig()
     tmp = Path(tempfile.mkdtemp(prefix="judge-bench-imap-"))
+    stack = contextlib.ExitStack()
     try:
         rig.start()
         c = rig.client()  # first login: Dovecot creates the Maildir
@@ -361,10 +382,15 @@ def main() -> None:
         print(f"baseline fetched {got_warm} mails, {nbytes / 1e6:.1f} MB (cold {b_cold:.2f} s, warm {b_warm:.2f} s)")
 
         t_parse = min(parse_only(mails) for _ in range(2))
-        j_time, timers, passes, info = run_judge(rig, tmp, n, args.profile)
+        if args.postgresql:
+            database_url = stack.enter_context(scratch_postgresql(args.postgresql))
+            store = "PostgreSQL"
+        else:
+            database_url, store = None, "SQLite"
+        j_time, timers, passes, info = run_judge(rig, tmp, n, args.profile, database_url)
 
         print()
-        print(f"IMAP backlog bench, Python {sys.version.split()[0]}, SQLite, password_cost 4")
+        print(f"IMAP backlog bench, Python {sys.version.split()[0]}, {store}, password_cost 4")
         head = f"{'item':<36} {'seconds':>9} {'mails/s':>9}"
         print(head)
         print("-" * len(head))
@@ -397,6 +423,7 @@ def main() -> None:
         print(f"replies queued for the backlog: {info['replies']} ({info['accepted']} say 'bid list accepted'); "
               f"files in the outbox Maildir: {info['outbox_files']}")
     finally:
+        stack.close()
         rig.clean()
         shutil.rmtree(tmp, ignore_errors=True)
 
