@@ -295,3 +295,40 @@ def test_the_running_daemon_wakes_on_new_imap_mail(tmp_path, mailrig):
         worker.join(timeout=20)
         source.close()
         h.close()
+
+
+def test_a_backlog_is_stored_in_batches_and_moved_once(rig, tmp_path, monkeypatch):
+    """The daemon stores fetched mail a batch per transaction (the watermark
+    with it) and moves each batch on the server at once; a mail sent twice is
+    stored once, also when both copies are in one fetch."""
+    import judge.daemon as daemon_module
+    from sqlalchemy import select
+
+    from judge.store.models import InboundMessage, SourceState
+
+    monkeypatch.setattr(daemon_module, "STORE_BATCH", 40)
+    monkeypatch.setattr(daemon_module, "FETCH_LIMIT", 100)
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    try:
+        src = ImapSource(settings(rig, processed="Judge/Done"), WatermarkStore(h.judge.sessions), name="imap:batch")
+        h.judge.sources = [src]
+        mails = [mail(n) for n in range(130)]
+        with IMAPClient(rig.host, rig.imap_port, ssl=False, timeout=10) as c:
+            c.login(JUDGE, rig.password(JUDGE))
+            for raw in mails + [mails[5], mails[120]]:  # two sent twice
+                c.append("INBOX", raw)
+            c.select_folder("INBOX", readonly=True)
+            top = max(c.search("ALL"))
+        assert h.judge.poll_sources() == 100  # at most FETCH_LIMIT a pass
+        assert h.judge.poll_sources() == 30  # 32 fetched: the two copies dropped
+        assert h.judge.poll_sources() == 0
+        with h.judge.sessions() as s:
+            assert len(s.scalars(select(InboundMessage.id)).all()) == 130
+            assert s.get(SourceState, "imap:batch").last_uid == top
+        with IMAPClient(rig.host, rig.imap_port, ssl=False, timeout=10) as c:
+            c.login(JUDGE, rig.password(JUDGE))
+            assert c.select_folder("INBOX", readonly=True)[b"EXISTS"] == 0
+            assert c.select_folder("Judge/Done", readonly=True)[b"EXISTS"] == 132
+        src.close()
+    finally:
+        h.close()
