@@ -119,13 +119,13 @@ class Judge:
                 seen.add(message_id)
                 rows.append({"source": source.name, "message_id": message_id, "raw": mail.raw,
                              "received_at": now, "status": "new"})
-            if rows:
-                s.execute(insert(InboundMessage), rows)
-            source.progress_batch(mails, s)
             try:
+                if rows:
+                    s.execute(insert(InboundMessage), rows)
+                source.progress_batch(mails, s)
                 s.commit()
                 return len(rows)
-            except IntegrityError:
+            except IntegrityError:  # another process stored one of them meanwhile
                 s.rollback()
         return sum(self.receive(m.raw, source.name, progress=lambda s, m=m: source.progress(m, s)) is not None
                    for m in mails)

@@ -177,3 +177,42 @@ def test_one_process_at_a_time_runs_mail(harness):
     harness.send("dan@example.test", "LIST")
     harness.judge.poll_sources()
     assert other.process_pending() == 1
+
+
+def test_two_judges_on_postgresql_answer_every_mail_once(postgres_url, tmp_path):
+    """PostgreSQL is the way to run several judge processes: each stores,
+    runs and sends, and every mail still gets exactly one reply."""
+    import collections
+    import threading
+
+    from judge.app import build_judge
+    from tests.harness import Harness
+
+    h = Harness(tmp_path / "data", postgres_url)
+    try:
+        for n in range(300):
+            h.send(f"p{n % 40}@players.test", "LIST" if n % 3 else "HELP", message_id=f"<two{n}@players.test>")
+        other = build_judge(h.config, h.clock)  # its own engine, Maildir source and transport
+        errors: list[BaseException] = []
+
+        def work(judge):
+            try:
+                while any(judge.run_once()[k] for k in ("stored", "processed")):
+                    pass
+            except BaseException as err:  # noqa: BLE001 - reported below
+                errors.append(err)
+
+        threads = [threading.Thread(target=work, args=(j,)) for j in (h.judge, other)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(120)
+        assert errors == []
+        h.run()
+        with h.judge.sessions() as s:
+            statuses = collections.Counter(s.scalars(select(InboundMessage.status)))
+            replies = collections.Counter(s.scalars(select(OutboxMessage.inbound_id)))
+        assert statuses == {"done": 300}
+        assert len(replies) == 300 and set(replies.values()) == {1}
+    finally:
+        h.close()
