@@ -37,10 +37,8 @@ import dataclasses
 import functools
 import os
 import random
-import shlex
 import shutil
 import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -60,11 +58,10 @@ from judge.mailrunner import command_lines  # noqa: E402
 from judge.sources.imap import ImapSettings, ImapSource  # noqa: E402
 from judge.sources.watermark import WatermarkStore  # noqa: E402
 from judge.store.models import InboundMessage, OutboxMessage  # noqa: E402
+from tests.conftest_mail import MailRig, start_mailrig  # noqa: E402
 from tests.harness import Harness, make_mail  # noqa: E402
 
-RIG = ROOT / "tests" / "mailrig.sh"
 JUDGE = "judge@example.test"
-PASSWORD = "secret"
 POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
 VALUES = [40, 30, 20, 15, 10, 5, 1]
 N_PLAYERS = 200
@@ -83,55 +80,14 @@ PROSE = [
 
 
 # -- mail rig --------------------------------------------------------------
-def free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("127.0.0.1", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+def judge_maildir(rig: MailRig) -> Path:
+    return rig.dir / "mail" / "example.test" / "judge" / "Maildir"
 
 
-class Rig:
-    def __init__(self) -> None:
-        imap, imaps, lmtp, smtp = free_ports(4)
-        self.dir = f"/tmp/judge-bench-mailrig-{os.getpid()}"
-        self.env = {**os.environ, "MAILRIG_DIR": self.dir, "MAILRIG_IMAP_PORT": str(imap),
-                    "MAILRIG_IMAPS_PORT": str(imaps), "MAILRIG_LMTP_PORT": str(lmtp),
-                    "MAILRIG_SMTP_PORT": str(smtp)}
-        self.imap_port = imap
-
-    def _run(self, cmd: str, timeout: float = 300) -> subprocess.CompletedProcess[str]:
-        return subprocess.run(["bash", str(RIG), cmd], env=self.env, capture_output=True, text=True,
-                              timeout=timeout, stdin=subprocess.DEVNULL, check=False)
-
-    def start(self) -> None:
-        r = self._run("start")
-        if r.returncode != 0:
-            raise RuntimeError(f"mailrig start failed ({r.returncode}):\n{r.stderr}")
-        env = {}
-        for line in r.stdout.splitlines():
-            words = shlex.split(line)
-            for w in words[1:] if words[:1] == ["export"] else []:
-                k, _, v = w.partition("=")
-                env[k] = v
-        self.imap_port = int(env["IMAP_PORT"])
-
-    def clean(self) -> None:
-        r = self._run("clean", timeout=120)
-        if r.returncode != 0:
-            print(f"mailrig clean failed: {r.stderr}", file=sys.stderr)
-
-    @property
-    def maildir(self) -> Path:
-        return Path(self.dir) / "mail" / "example.test" / "judge" / "Maildir"
-
-    def client(self) -> IMAPClient:
-        c = IMAPClient("127.0.0.1", port=self.imap_port, ssl=False, timeout=120)
-        c.login(JUDGE, PASSWORD)
-        return c
+def client(rig: MailRig) -> IMAPClient:
+    c = IMAPClient(rig.host, port=rig.imap_port, ssl=False, timeout=120)
+    c.login(JUDGE, rig.password(JUDGE))
+    return c
 
 
 # -- the mails -------------------------------------------------------------
@@ -174,15 +130,15 @@ def backlog(n: int, seed: int = 1) -> tuple[list[bytes], Counter]:
     return mails, kinds
 
 
-def fill_maildir(rig: Rig, mails: list[bytes]) -> float:
+def fill_maildir(rig: MailRig, mails: list[bytes]) -> float:
     """Write the mails into new/ (Maildir names, owned by mail 8:8); returns seconds."""
-    new = rig.maildir / "new"
+    new = judge_maildir(rig) / "new"
     t0 = perf_counter()
     stamp, pid, host = int(time.time()), os.getpid(), socket.gethostname().replace("/", "_").replace(":", "_")
     for i, raw in enumerate(mails):
         # Write to tmp/ then rename into new/, as Maildir writers do.
         name = f"{stamp}.M{i}P{pid}Q{i}.{host},S={len(raw)}"
-        tmp = rig.maildir / "tmp" / name
+        tmp = judge_maildir(rig) / "tmp" / name
         with open(tmp, "wb") as f:
             f.write(raw)
         os.chown(tmp, 8, 8)
@@ -191,9 +147,9 @@ def fill_maildir(rig: Rig, mails: list[bytes]) -> float:
 
 
 # -- baseline --------------------------------------------------------------
-def baseline(rig: Rig) -> tuple[float, int, int]:
+def baseline(rig: MailRig) -> tuple[float, int, int]:
     t0 = perf_counter()
-    c = rig.client()
+    c = client(rig)
     try:
         c.select_folder("INBOX")
         uids = c.search(["ALL"])  # imapclient: UID SEARCH
@@ -279,14 +235,14 @@ def setup_games(h: Harness) -> None:
     print(f"setup: {n_games} games created, {N_PLAYERS} players signed on, {started} games started")
 
 
-def run_judge(rig: Rig, tmp: Path, n: int, profile: str | None = None, database_url: str | None = None) -> tuple[float, Timers, int, dict]:
+def run_judge(rig: MailRig, tmp: Path, n: int, profile: str | None = None, database_url: str | None = None) -> tuple[float, Timers, int, dict]:
     h = Harness(tmp / "data", database_url or f"sqlite:///{tmp / 'judge.sqlite3'}", password_cost=4)
     try:
         h.judge.config = dataclasses.replace(h.judge.config, max_mails_per_sender_per_hour=10 * n + 1000)
         h.config = h.judge.config
         setup_games(h)
-        settings = ImapSettings(host="127.0.0.1", port=rig.imap_port, security="none", username=JUDGE,
-                                password=PASSWORD, processed="flag", timeout=120)
+        settings = ImapSettings(host=rig.host, port=rig.imap_port, security="none", username=JUDGE,
+                                password=rig.password(JUDGE), processed="flag", timeout=120)
         src = ImapSource(settings, WatermarkStore(h.judge.sessions), name="imap:bench")
         h.judge.sources = [src]
         with h.judge.sessions() as s:
@@ -358,18 +314,17 @@ def main() -> None:
     args = ap.parse_args()
     n = args.mails
 
-    rig = Rig()
+    rig = start_mailrig("judge-bench-mailrig")
     tmp = Path(tempfile.mkdtemp(prefix="judge-bench-imap-"))
     stack = contextlib.ExitStack()
     try:
-        rig.start()
-        c = rig.client()  # first login: Dovecot creates the Maildir
+        c = client(rig)  # first login: Dovecot creates the Maildir
         c.select_folder("INBOX")
         c.logout()
         mails, kinds = backlog(n)
         t_write = fill_maildir(rig, mails)
         t0 = perf_counter()
-        c = rig.client()
+        c = client(rig)
         exists = c.select_folder("INBOX")[b"EXISTS"]
         c.logout()
         t_index = perf_counter() - t0

@@ -16,11 +16,6 @@ import pytest
 RIG = Path(__file__).resolve().parent / "mailrig.sh"
 
 
-# Each test session gets a rig of its own (its own folder and free ports), so
-# that two sessions on one machine never stop or reset each other's servers.
-_RIG_ENV: dict[str, str] = {}
-
-
 def _free_ports(n: int) -> list[int]:
     socks = [socket.socket() for _ in range(n)]
     try:
@@ -32,9 +27,9 @@ def _free_ports(n: int) -> list[int]:
             sock.close()
 
 
-def _run(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+def _run(rig_env: dict[str, str], *args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     return subprocess.run(["bash", str(RIG), *args], check=False, capture_output=True, text=True,
-                          timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **_RIG_ENV})
+                          timeout=timeout, stdin=subprocess.DEVNULL, env={**os.environ, **rig_env})
 
 
 def parse_env(text: str) -> dict[str, str]:
@@ -59,10 +54,15 @@ class MailRig:
     lmtp_port: int
     cafile: str
     users: dict[str, str] = field(default_factory=dict)  # address -> password
+    rig_env: dict[str, str] = field(default_factory=dict)  # its folder and ports, for tests/mailrig.sh
 
     @property
     def user(self) -> str:
         return next(iter(self.users))
+
+    @property
+    def dir(self) -> Path:
+        return Path(self.rig_env["MAILRIG_DIR"])
 
     def password(self, user: str | None = None) -> str:
         return self.users[user or self.user]
@@ -77,33 +77,47 @@ class MailRig:
                               capture_output=True, text=True, timeout=60, check=True)
 
     def reset(self) -> None:
-        r = _run("reset")
+        r = _run(self.rig_env, "reset")
         assert r.returncode == 0, r.stderr
 
     def restart_dovecot(self) -> None:
-        r = _run("restart-dovecot")
+        r = _run(self.rig_env, "restart-dovecot")
         assert r.returncode == 0, r.stderr
 
+    def clean(self) -> None:
+        """Stop the servers and remove the rig's folder."""
+        _run(self.rig_env, "clean")
 
-@pytest.fixture(scope="session")
-def mailrig():
+
+def start_mailrig(name: str) -> MailRig:
+    """A rig of its own (folder /tmp/NAME-PID and free ports), so that two test
+    sessions or a bench on one machine never stop or reset each other's
+    servers. Raises RuntimeError if it does not start."""
     imap, imaps, lmtp, smtp = _free_ports(4)
-    _RIG_ENV.update(MAILRIG_DIR=f"/tmp/judge-mailrig-{os.getpid()}", MAILRIG_IMAP_PORT=str(imap),
-                    MAILRIG_IMAPS_PORT=str(imaps), MAILRIG_LMTP_PORT=str(lmtp), MAILRIG_SMTP_PORT=str(smtp))
+    rig_env = {"MAILRIG_DIR": f"/tmp/{name}-{os.getpid()}", "MAILRIG_IMAP_PORT": str(imap),
+               "MAILRIG_IMAPS_PORT": str(imaps), "MAILRIG_LMTP_PORT": str(lmtp), "MAILRIG_SMTP_PORT": str(smtp)}
     try:
-        r = _run("start", timeout=300)
+        r = _run(rig_env, "start", timeout=300)
     except subprocess.TimeoutExpired as e:
-        pytest.fail(f"tests/mailrig.sh start timed out:\n{e.stderr}")
+        raise RuntimeError(f"tests/mailrig.sh start timed out:\n{e.stderr}") from e
     if r.returncode != 0:
-        pytest.fail(f"tests/mailrig.sh start failed ({r.returncode}):\n{r.stderr}")
+        raise RuntimeError(f"tests/mailrig.sh start failed ({r.returncode}):\n{r.stderr}")
     env = parse_env(r.stdout)
     users = {}
     for pair in env.get("MAILRIG_USERS", "").split():
         addr, _, pw = pair.partition(":")
         users[addr] = pw
-    rig = MailRig(env=env, host=env["IMAP_HOST"], imap_port=int(env["IMAP_PORT"]),
-                  imaps_port=int(env["IMAPS_PORT"]), smtp_port=int(env["SMTP_PORT"]),
-                  lmtp_port=int(env["LMTP_PORT"]), cafile=env["MAILRIG_CAFILE"], users=users)
+    return MailRig(env=env, host=env["IMAP_HOST"], imap_port=int(env["IMAP_PORT"]),
+                   imaps_port=int(env["IMAPS_PORT"]), smtp_port=int(env["SMTP_PORT"]),
+                   lmtp_port=int(env["LMTP_PORT"]), cafile=env["MAILRIG_CAFILE"], users=users, rig_env=rig_env)
+
+
+@pytest.fixture(scope="session")
+def mailrig():
+    try:
+        rig = start_mailrig("judge-mailrig")
+    except RuntimeError as err:
+        pytest.fail(str(err))
     yield rig
     if not os.environ.get("MAILRIG_KEEP"):
-        _run("clean")
+        rig.clean()
