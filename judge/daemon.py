@@ -80,55 +80,49 @@ class Judge:
     def receive(self, raw: bytes, source: str, progress: Callable[[Session], None] | None = None) -> int | None:
         """Store one raw mail; None if its Message-ID was seen before.
         `progress` records the source's watermark in the same transaction."""
-        message_id = message_id_of(raw)
-        with self.sessions() as s:
-            if s.scalars(select(InboundMessage.id).where(InboundMessage.message_id == message_id)).first():
-                log.info("duplicate %s from %s dropped", message_id, source)
-                if progress is not None:
-                    progress(s)
-                    s.commit()
-                return None
-            row = InboundMessage(source=source, message_id=message_id, raw=raw, received_at=self.clock.now(),
-                                 status="new")
-            s.add(row)
-            if progress is not None:
-                progress(s)
-            try:
-                s.commit()
-            except IntegrityError:  # another process stored it first
-                s.rollback()
-                return None
-            return row.id
+        try:
+            ids = self._store([raw], source, progress)
+        except IntegrityError:  # another process stored it first
+            return None
+        return ids[0] if ids else None
 
     def receive_batch(self, source: Source, mails: Sequence[RawMail]) -> int:
         """Store fetched mails in one transaction with the source's progress;
-        returns how many were new. Duplicates (by Message-ID, also within the
-        batch) are dropped. If another process stores one of them meanwhile,
-        the batch is stored again one mail at a time."""
+        returns how many were new. If another process stores one of them
+        meanwhile, the batch is stored again one mail at a time."""
         if not mails:
             return 0
-        ids = [message_id_of(m.raw) for m in mails]
+        try:
+            return len(self._store([m.raw for m in mails], source.name, lambda s: source.progress_batch(mails, s)))
+        except IntegrityError:
+            return sum(self.receive(m.raw, source.name, progress=lambda s, m=m: source.progress(m, s)) is not None
+                       for m in mails)
+
+    def _store(self, raws: Sequence[bytes], source: str, progress: Callable[[Session], None] | None) -> list[int]:
+        """Insert the mails whose Message-ID is new (also within `raws`), run
+        `progress`, commit; the new rows' ids. IntegrityError if another
+        process stored one of them meanwhile (nothing is stored then)."""
+        ids = [message_id_of(raw) for raw in raws]
         now = self.clock.now()
         with self.sessions() as s:
             seen = set(s.scalars(select(InboundMessage.message_id).where(InboundMessage.message_id.in_(set(ids)))))
             rows = []
-            for mail, message_id in zip(mails, ids):
+            for raw, message_id in zip(raws, ids):
                 if message_id in seen:
-                    log.info("duplicate %s from %s dropped", message_id, source.name)
+                    log.info("duplicate %s from %s dropped", message_id, source)
                     continue
                 seen.add(message_id)
-                rows.append({"source": source.name, "message_id": message_id, "raw": mail.raw,
-                             "received_at": now, "status": "new"})
+                rows.append({"source": source, "message_id": message_id, "raw": raw, "received_at": now,
+                             "status": "new"})
             try:
-                if rows:
-                    s.execute(insert(InboundMessage), rows)
-                source.progress_batch(mails, s)
+                new = list(s.scalars(insert(InboundMessage).returning(InboundMessage.id), rows)) if rows else []
+                if progress is not None:
+                    progress(s)
                 s.commit()
-                return len(rows)
-            except IntegrityError:  # another process stored one of them meanwhile
+            except IntegrityError:
                 s.rollback()
-        return sum(self.receive(m.raw, source.name, progress=lambda s, m=m: source.progress(m, s)) is not None
-                   for m in mails)
+                raise
+            return new
 
     def poll_sources(self) -> int:
         stored = 0
@@ -143,52 +137,41 @@ class Judge:
     # -- processing -----------------------------------------------------
     def process_pending(self, limit: int = 1000, batch: int = PROCESS_BATCH) -> int:
         """Run up to `limit` stored mails, oldest first, `batch` to a
-        transaction. A mail that meets a bug rolls its batch back; the batch
-        is then run one mail per transaction, so that only that mail is
-        quarantined and the others are done as usual."""
+        transaction."""
         count = 0
         while count < limit:
-            with self.sessions() as s:
-                if not processing_lock(s):
-                    break  # another judge process is running mail now; it takes these too
-                rows = [InboundRow(*r) for r in s.execute(
-                    NEW_MAILS.limit(min(batch, limit - count)).with_for_update(skip_locked=True))]
-                if not rows:
-                    break
-                row_ids = [row.id for row in rows]
-                try:
-                    for row in rows:
-                        process_inbound(s, self.config, self.clock.now(), row)
-                    s.commit()
-                    count += len(rows)
-                    continue
-                except Exception:
-                    s.rollback()
-                    if len(rows) == 1:
-                        self._quarantine(row_ids[0], traceback.format_exc())
-                        count += 1
-                        continue
-            for row_id in row_ids:
-                self._process_one(row_id)
-                count += 1
+            taken = self._run(NEW_MAILS.limit(min(batch, limit - count)))
+            if not taken:
+                break
+            count += taken
         return count
 
-    def _process_one(self, row_id: int) -> None:
+    def _run(self, query) -> int:
+        """Run the waiting mails `query` selects in one transaction; how many
+        it took (0 if another process holds the processing lock). A mail
+        that meets a bug rolls the transaction back: alone, it is quarantined;
+        in a batch, the batch is run again one mail per transaction, so that
+        only that mail is quarantined and the others are done as usual."""
         with self.sessions() as s:
             if not processing_lock(s):
-                return
-            found = s.execute(NEW_MAILS.where(InboundMessage.__table__.c.id == row_id)
-                              .with_for_update(skip_locked=True)).first()
-            if found is None:  # taken by another process meanwhile
-                return
+                return 0  # another judge process is running mail now; it takes these too
+            rows = [InboundRow(*r) for r in s.execute(query.with_for_update(skip_locked=True))]
+            if not rows:
+                return 0
             try:
-                process_inbound(s, self.config, self.clock.now(), InboundRow(*found))
+                for row in rows:
+                    process_inbound(s, self.config, self.clock.now(), row)
                 s.commit()
-                return
+                return len(rows)
             except Exception:
                 s.rollback()
                 error = traceback.format_exc()
-        self._quarantine(row_id, error)
+        if len(rows) == 1:
+            self._quarantine(rows[0].id, error)
+        else:
+            for row in rows:
+                self._run(NEW_MAILS.where(InboundMessage.__table__.c.id == row.id))
+        return len(rows)
 
     def _quarantine(self, row_id: int, error: str) -> None:
         """A bug met this mail: keep it, tell the sender, never crash."""
