@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from functools import lru_cache
 from datetime import datetime
 from typing import Any
 
@@ -49,19 +50,15 @@ def find_game(session: Session, name: str) -> Game | None:
     return game
 
 
-_POWER_LISTS: dict[str, PowerList] = {}
-
-
 def power_list(game: Game) -> PowerList:
     # Every bid mail needs it; a game's list rarely changes and PowerList is
     # immutable, so each distinct list is built once.
-    key = json.dumps(game.powers, sort_keys=True)
-    found = _POWER_LISTS.get(key)
-    if found is None:
-        if len(_POWER_LISTS) > 1000:
-            _POWER_LISTS.clear()
-        found = _POWER_LISTS[key] = make_power_list(game.powers)
-    return found
+    return _power_list(json.dumps(game.powers, sort_keys=True))
+
+
+@lru_cache(maxsize=1024)
+def _power_list(powers_json: str) -> PowerList:
+    return make_power_list(json.loads(powers_json))
 
 
 def active_players(game: Game) -> list[Player]:
@@ -181,6 +178,14 @@ def standings(session: Session, game: Game) -> list[Standing]:
         if sub.valid:
             counting[sub.player_id] = sub
     return [Standing(p, latest.get(p.id), counting.get(p.id), is_auction(game)) for p in active_players(game)]
+
+
+def counting_submission(session: Session, game: Game, player: Player) -> Submission | None:
+    """The player's list that stands now: the newest valid one (standings()
+    for one player, in one query)."""
+    return session.scalars(select(Submission).where(
+        Submission.game_id == game.id, Submission.player_id == player.id, Submission.valid)
+        .order_by(Submission.id.desc()).limit(1)).first()
 
 
 def missing_players(session: Session, game: Game) -> list[Player]:

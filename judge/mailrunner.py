@@ -20,7 +20,7 @@ from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import effective_params, is_auction, power_list
+from judge.games import counting_submission, effective_params, is_auction, power_list
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Submission
@@ -255,10 +255,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         return
     powers, params = power_list(game), effective_params(game)
     checked = check(parts, powers, params)
-    # The list that stands until now: the player's newest valid submission.
-    standing = ctx.session.scalars(select(Submission).where(
-        Submission.game_id == game.id, Submission.player_id == player.id, Submission.valid)
-        .order_by(Submission.id.desc()).limit(1)).first()
+    standing = counting_submission(ctx.session, game, player)
     sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
                      text=text, valid=checked.ok,
                      bids=checked.bids.as_json() if checked.ok and checked.bids else None,
