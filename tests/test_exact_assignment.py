@@ -23,6 +23,7 @@ from scipy.stats import chisquare
 from judge.methods import exact_assignment as ea
 from judge.methods.exact_assignment import Block, Solution, optimum, solve
 from judge.rng import DrawStream, word
+from tests.realistic_cases import realistic_matrix
 
 SEED = bytes.fromhex("00112233445566778899aabbccddeeff")
 
@@ -109,39 +110,6 @@ def random_matrix(rnd: random.Random, p: int, q: int) -> np.ndarray:
     else:
         hi = rnd.choice([8, 14])
     return np.array([[rnd.randint(0, hi) for _ in range(q)] for _ in range(p)], dtype=np.int64)
-
-
-def realistic_matrix(rnd: random.Random, n: int) -> np.ndarray:
-    """As in bench/bench_exact_assignment.py: popularity + noise, brackets,
-    partial lists, empty lists; doubled values 2 * (n - position)."""
-    popularity = [rnd.gauss(0.0, 1.0) for _ in range(n)]
-    noise = rnd.uniform(0.3, 1.5)
-    rows = []
-    for _ in range(n):
-        if rnd.random() < 0.03:
-            pos = [(n + 1) / 2] * n
-        else:
-            keys = [popularity[j] + rnd.gauss(0.0, noise) for j in range(n)]
-            order = sorted(range(n), key=lambda j: keys[j])
-            pos = [0.0] * n
-            for k, j in enumerate(order):
-                pos[j] = float(k + 1)
-            u = rnd.random()
-            if n < 2:
-                pass
-            elif u < 0.3:
-                size = min(n, rnd.randint(2, 4))
-                start = rnd.randint(0, n - size)
-                avg = sum(range(start + 1, start + size + 1)) / size
-                for j in order[start:start + size]:
-                    pos[j] = avg
-            elif u < 0.6:
-                listed = rnd.randint(1, n - 1)
-                avg = sum(range(listed + 1, n + 1)) / (n - listed)
-                for j in order[listed:]:
-                    pos[j] = avg
-        rows.append([round(2 * (n - x)) for x in pos])
-    return np.array(rows, dtype=np.int64)
 
 
 def all_unranked(w) -> list[tuple]:
