@@ -279,10 +279,9 @@ class _LineDP:
         as one option, after every real slot)."""
         if not 0 <= r < self.count:
             raise ValueError("rank out of range")
-        state = [0] * self.ntypes
+        state = self._root()
         used = [False] * self.m
         out = []
-        f = self.f
         slot_type, dummy = self.slot_type, self.dummy
         for k in range(self.n_real):
             row = self.allowed[k]
@@ -299,18 +298,27 @@ class _LineDP:
                     dummy_seen = True
                 c = cache.get(t)
                 if c is None:
-                    state[t] += 1
-                    c = cache[t] = f.get(tuple(state), 0)
-                    state[t] -= 1
+                    c = cache[t] = self._count_after(state, k, t)
                 if r < c:
                     chosen = s
-                    state[t] += 1
+                    state = self._take(state, t)
                     break
                 r -= c
             assert chosen >= 0, "unranking ran out of options"
             used[chosen] = True
             out.append(chosen)
         return out
+
+    # The state after lines 0..k-1: how many slots of each type are used.
+    def _root(self) -> Any:
+        return (0,) * self.ntypes
+
+    def _take(self, state: Any, t: int) -> Any:
+        return state[:t] + (state[t] + 1,) + state[t + 1:]
+
+    def _count_after(self, state: Any, k: int, t: int) -> int:
+        """Matchings of the remaining lines once line k takes a slot of type t."""
+        return self.f.get(self._take(state, t), 0)
 
 
 class _LineDPVec(_LineDP):
@@ -396,44 +404,18 @@ class _LineDPVec(_LineDP):
         self.states = total
         self.count = int(fl[0][0])
 
-    def unrank(self, r: int) -> list[int]:
-        if not 0 <= r < self.count:
-            raise ValueError("rank out of range")
-        radix = self.radix
-        cur = 0
-        used = [False] * self.m
-        out = []
-        slot_type, dummy = self.slot_type, self.dummy
-        for k in range(self.n_real):
-            row = self.allowed[k]
-            child_codes = self.layers[k + 1]
-            child_f = self.fl[k + 1]
-            dummy_seen = False
-            chosen = -1
-            cache: dict[int, int] = {}
-            for s in range(self.m):
-                if not row[s] or used[s]:
-                    continue
-                t = slot_type[s]
-                if dummy[t]:
-                    if dummy_seen:
-                        continue
-                    dummy_seen = True
-                c = cache.get(t)
-                if c is None:
-                    code = cur + radix[t]
-                    pos = int(np.searchsorted(child_codes, code))
-                    found = pos < child_codes.size and int(child_codes[pos]) == code
-                    c = cache[t] = int(child_f[pos]) if found else 0
-                if r < c:
-                    chosen = s
-                    cur += radix[t]
-                    break
-                r -= c
-            assert chosen >= 0, "unranking ran out of options"
-            used[chosen] = True
-            out.append(chosen)
-        return out
+    # The state coded as one integer (see the class docstring).
+    def _root(self) -> Any:
+        return 0
+
+    def _take(self, state: Any, t: int) -> Any:
+        return state + self.radix[t]
+
+    def _count_after(self, state: Any, k: int, t: int) -> int:
+        code, child_codes = state + self.radix[t], self.layers[k + 1]
+        pos = int(np.searchsorted(child_codes, code))
+        found = pos < child_codes.size and int(child_codes[pos]) == code
+        return int(self.fl[k + 1][pos]) if found else 0
 
 
 # State-space bound (product of type sizes + 1) above which the numpy DP is used.
