@@ -53,7 +53,7 @@ state_dir = $D/state
 instance_name = mailrig
 log_path = $D/log/dovecot.log
 protocols = imap lmtp
-listen = 127.0.0.1
+listen = 127.0.0.1, 127.0.0.2
 ssl = yes
 ssl_cert = <$D/tls/cert.pem
 ssl_key = <$D/tls/key.pem
@@ -80,6 +80,12 @@ userdb {
 }
 protocol imap {
   mail_max_userip_connections = 500
+}
+# The same server on 127.0.0.2 without IDLE: a client there must poll.
+local 127.0.0.2 {
+  protocol imap {
+    imap_capability = IMAP4rev1 LITERAL+ SASL-IR LOGIN-REFERRALS ID ENABLE SORT SORT=DISPLAY THREAD=REFERENCES THREAD=REFS THREAD=ORDEREDSUBJECT MULTIAPPEND URL-PARTIAL CATENATE UNSELECT CHILDREN NAMESPACE UIDPLUS LIST-EXTENDED I18NLEVEL=1 CONDSTORE QRESYNC ESEARCH ESORT SEARCHRES WITHIN CONTEXT=SEARCH LIST-STATUS BINARY MOVE SNIPPET=FUZZY PREVIEW=FUZZY PREVIEW STATUS=SIZE SAVEDATE LITERAL+ NOTIFY SPECIAL-USE
+  }
 }
 service imap-login {
   inet_listener imap {
@@ -148,7 +154,7 @@ EOF
 print_env() {
   local first=${USERS%% *}
   cat <<EOF | tee "$D/env.sh"
-export MAILRIG_DIR=$D IMAP_HOST=127.0.0.1 IMAP_PORT=$IMAP_PORT IMAPS_PORT=$IMAPS_PORT IMAP_SSL=0
+export MAILRIG_DIR=$D IMAP_HOST=127.0.0.1 IMAP_NOIDLE_HOST=127.0.0.2 IMAP_PORT=$IMAP_PORT IMAPS_PORT=$IMAPS_PORT IMAP_SSL=0
 export IMAP_USER=${first%%:*} IMAP_PASS=${first#*:} MAILRIG_USERS='$USERS'
 export SMTP_HOST=127.0.0.1 SMTP_PORT=$SMTP_PORT LMTP_PORT=$LMTP_PORT
 export MAIL_SINK_MAILDIR=$D/sink MAILRIG_CAFILE=$D/tls/cert.pem

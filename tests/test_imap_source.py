@@ -332,3 +332,22 @@ def test_a_backlog_is_stored_in_batches_and_moved_once(rig, tmp_path, monkeypatc
         src.close()
     finally:
         h.close()
+
+
+def test_without_idle_the_source_polls(rig, store):
+    """A server that does not offer IDLE (the rig's Dovecot on 127.0.0.2):
+    wait() sleeps its whole timeout instead, and the next fetch finds the
+    mail that came meanwhile."""
+    host = rig.env["IMAP_NOIDLE_HOST"]
+    with IMAPClient(host, rig.imap_port, ssl=False, timeout=10) as c:
+        c.login(JUDGE, rig.password(JUDGE))
+        assert not c.has_capability("IDLE")
+    src = ImapSource(settings(rig, host=host), store, name="imap:noidle")
+    assert src.fetch() == []
+    rig.deliver(JUDGE, mail(1))
+    t0 = time.monotonic()
+    assert src.wait(1.5) is False  # not woken: there is nothing to wake it
+    assert time.monotonic() - t0 >= 1.4
+    [got] = src.fetch()
+    assert b"body 1" in got.raw
+    src.close()
