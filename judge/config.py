@@ -47,8 +47,29 @@ class Config:
     smtp: SmtpSettings = field(default_factory=SmtpSettings)
     max_attempts: int = 8
     retry_seconds: float = 60.0
-    max_message_bytes: int = 2_000_000
+    # Postfix's default message_size_limit: a larger mail is answered, and
+    # only its header is stored.
+    max_message_bytes: int = 10_240_000
     max_mails_per_sender_per_hour: int = 60
+    # nJudge's lines are short; a longer line is refused before any regular
+    # expression or the grammar reads it (no input costs more than linear time).
+    max_line_length: int = 1000
+    # Raw mail (passwords and all) is kept this long, then replaced by the
+    # masked text of the commands (docs/security.md).
+    raw_mail_retention_days: float = 30.0
+    # Wrong passwords in a row before each further try waits (doubling from
+    # password_backoff_seconds), and before the password is locked until the
+    # master (or, for the master's, a moderator) lifts it.
+    password_backoff_after: int = 3
+    password_backoff_seconds: float = 60.0
+    password_lock_after: int = 10
+    # Moderators: told when a game is stuck or a master password locked.
+    moderators: tuple[str, ...] = ()
+    # Authentication-Results (RFC 8601) are read only from these authserv-ids
+    # (the receiving MTA's), and a mail whose From is not DKIM- or SPF-aligned
+    # there is refused when require_authenticated_from is set.
+    trusted_authserv_ids: tuple[str, ...] = ()
+    require_authenticated_from: bool = False
     variants: Mapping[str, list[Any]] = field(default_factory=dict)
 
     @property
@@ -58,7 +79,7 @@ class Config:
 
 _KNOWN = {
     "judge": {"address", "name", "data_dir", "database", "poll_interval", "default_deadline_hours",
-              "password_cost"},
+              "password_cost", "moderators"},
     "inbox": {"type", "path"},
     "imap": {"host", "port", "security", "username", "password", "folder", "processed", "cafile", "verify",
              "timeout", "idle_timeout"},
@@ -66,7 +87,9 @@ _KNOWN = {
               "include_private_messages", "start_id", "fallback_topic", "timeout"},
     "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
     "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
-    "limits": {"max_message_bytes", "max_mails_per_sender_per_hour"},
+    "limits": {"max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "raw_mail_retention_days",
+               "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
+    "auth": {"trusted_authserv_ids", "require_authenticated_from"},
     "variants": None,
 }
 
@@ -200,9 +223,25 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         except PowerListError as err:
             raise ConfigError(f"[variants.{vname}] powers: {err}") from err
     limits = raw.get("limits", {})
-    for key in ("max_message_bytes", "max_mails_per_sender_per_hour"):
+    for key in ("max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "password_backoff_after",
+                "password_lock_after"):
         if key in limits and isinstance(limits[key], int) and limits[key] < 1:
             raise ConfigError(f"[limits] {key}: at least 1, not {limits[key]}")
+    for key in ("raw_mail_retention_days", "password_backoff_seconds"):
+        if key in limits and isinstance(limits[key], (int, float)) and limits[key] < 0:
+            raise ConfigError(f"[limits] {key}: not negative, not {limits[key]}")
+    moderators = _get(j, "judge", "moderators", list, [])
+    for m in moderators:
+        if not isinstance(m, str) or "@" not in m:
+            raise ConfigError(f"[judge] moderators: {m!r} is not a mail address")
+    auth = raw.get("auth", {})
+    authserv = _get(auth, "auth", "trusted_authserv_ids", list, [])
+    if not all(isinstance(a, str) and a for a in authserv):
+        raise ConfigError("[auth] trusted_authserv_ids: a list of host names")
+    require_auth = _get(auth, "auth", "require_authenticated_from", bool, False)
+    if require_auth and not authserv:
+        raise ConfigError("[auth] require_authenticated_from needs trusted_authserv_ids: the MTA whose "
+                          "Authentication-Results header the judge may believe")
     return Config(
         data_dir=base,
         database_url=database,
@@ -220,7 +259,15 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         smtp=smtp,
         max_attempts=_get(outbox, "outbox", "max_attempts", int, 8),
         retry_seconds=float(_get(outbox, "outbox", "retry_seconds", (int, float), 60.0)),
-        max_message_bytes=_get(limits, "limits", "max_message_bytes", int, 2_000_000),
+        max_message_bytes=_get(limits, "limits", "max_message_bytes", int, 10_240_000),
         max_mails_per_sender_per_hour=_get(limits, "limits", "max_mails_per_sender_per_hour", int, 60),
+        max_line_length=_get(limits, "limits", "max_line_length", int, 1000),
+        raw_mail_retention_days=float(_get(limits, "limits", "raw_mail_retention_days", (int, float), 30.0)),
+        password_backoff_after=_get(limits, "limits", "password_backoff_after", int, 3),
+        password_backoff_seconds=float(_get(limits, "limits", "password_backoff_seconds", (int, float), 60.0)),
+        password_lock_after=_get(limits, "limits", "password_lock_after", int, 10),
+        moderators=tuple(m.strip().lower() for m in moderators),
+        trusted_authserv_ids=tuple(a.strip().lower() for a in authserv),
+        require_authenticated_from=require_auth,
         variants={k: v["powers"] for k, v in variants.items()},
     )

@@ -25,7 +25,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from judge import outbox, scheduler
 from judge.clock import Clock
 from judge.config import Config
-from judge.mail.inbound import message_id_of, parse_message
+from judge.mail.inbound import dedup_key_of, parse_message
 from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
@@ -102,18 +102,19 @@ class Judge:
         """Insert the mails whose Message-ID is new (also within `raws`), run
         `progress`, commit; the new rows' ids. IntegrityError if another
         process stored one of them meanwhile (nothing is stored then)."""
-        ids = [message_id_of(raw) for raw in raws]
+        keys = [dedup_key_of(raw) for raw in raws]
         now = self.clock.now()
         with self.sessions() as s:
-            seen = set(s.scalars(select(InboundMessage.message_id).where(InboundMessage.message_id.in_(set(ids)))))
+            seen = {tuple(r) for r in s.execute(select(InboundMessage.message_id, InboundMessage.from_key)
+                                                .where(InboundMessage.message_id.in_({k[0] for k in keys})))}
             rows = []
-            for raw, message_id in zip(raws, ids):
-                if message_id in seen:
-                    log.info("duplicate %s from %s dropped", message_id, source)
+            for raw, key in zip(raws, keys):
+                if key in seen:
+                    log.info("duplicate %s from %s dropped", key[0], source)
                     continue
-                seen.add(message_id)
-                rows.append({"source": source, "message_id": message_id, "raw": raw, "received_at": now,
-                             "status": "new"})
+                seen.add(key)
+                rows.append({"source": source, "message_id": key[0], "from_key": key[1], "raw": raw,
+                             "received_at": now, "status": "new"})
             try:
                 new = list(s.scalars(insert(InboundMessage).returning(InboundMessage.id), rows)) if rows else []
                 if progress is not None:

@@ -220,6 +220,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         _record(ctx, number, shown, "done", message)
     if bid_block is not None:
         _finish_submission(ctx, bid_block)
+    for work in ctx.after:
+        work()
     if quoted:
         blocks.append(Block([], "ignored", f"{quoted} quoted line(s) (starting with >) were not read"))
     if not any(b.status != "ignored" for b in blocks):

@@ -40,11 +40,26 @@ class Context:
     stop: bool = False  # SIGNOFF seen, or a failed SIGNON: later lines are not run
     named_game: Game | None = None  # the game a SIGNON named, even if it failed (for the game's log)
     acting_master: bool = False  # after FOR player: the master enters that player's lines
+    # Work to do once all the mail's lines have run (e.g. telling a player
+    # what the master entered for them), in the same transaction.
+    after: list[Callable[[], None]] = field(default_factory=list)
 
     @property
     def log_game_id(self) -> int | None:
         game = self.game or self.named_game
         return game.id if game else None
+
+    @property
+    def sent_at(self) -> datetime:
+        """When the sender sent this mail: its Date, but never later than
+        the judge stored it (a forged future Date gains nothing); the time
+        it was stored if it has no Date. Submissions are ordered by it, so a
+        replayed older mail never replaces a newer list."""
+        stored = self.inbound.received_at
+        date = self.mail.date
+        if date is None or date > stored:
+            return stored
+        return date
 
     @property
     def sender(self) -> str:

@@ -107,17 +107,24 @@ def parse_message(raw: bytes, *, own_addresses: Iterable[str] = ()) -> InboundMa
         )
 
 
-def message_id_of(raw: bytes) -> str:
-    """The Message-ID alone, fast: the key the judge stores a mail under.
-    Reads only the header block (no MIME parsing); never raises."""
+def dedup_key_of(raw: bytes) -> tuple[str, str]:
+    """(Message-ID, From key): the key the judge stores a mail under, fast.
+    Message-IDs are unique per sender, so a stranger who sends a known
+    Message-ID first cannot make the judge drop the real mail. The From key
+    is the From header(s) as written, blanks squeezed and lower-cased, cut to
+    320 characters: no decoding, so it is cheap and the same for the same
+    header. Reads only the header block (no MIME parsing); never raises."""
+    found, from_key = None, ""
     try:
         head = raw.split(b"\r\n\r\n", 1)[0].split(b"\n\n", 1)[0]
         msg = BytesHeaderParser(policy=policy.compat32).parsebytes(head)
         value = msg.get("Message-ID")
         found = _message_id(str(value)) if value is not None else None
+        froms = [" ".join(str(v).split()).lower() for v in (msg.get_all("From") or [])]
+        from_key = clean_text("\n".join(froms))[:320]
     except Exception:
-        found = None
-    return found or synthetic_message_id(raw)
+        pass
+    return found or synthetic_message_id(raw), from_key
 
 
 def synthetic_message_id(raw: bytes) -> str:

@@ -63,7 +63,11 @@ class InboundMessage(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     source: Mapped[str] = mapped_column(String(200))
-    message_id: Mapped[str] = mapped_column(String(998), unique=True)
+    message_id: Mapped[str] = mapped_column(String(998))
+    # Message-IDs are unique per sender (the From addresses as the header
+    # says them): a stranger who sends a known Message-ID first cannot make
+    # the judge drop the real mail as a duplicate (docs/security.md).
+    from_key: Mapped[str] = mapped_column(String(320), default="")
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
     sender: Mapped[str | None] = mapped_column(String(320))
@@ -72,9 +76,19 @@ class InboundMessage(Base):
     status: Mapped[str] = mapped_column(String(20), default="new", index=True)
     reason: Mapped[str | None] = mapped_column(Text)
     processed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The mail carried a password valid for a game (its SIGNON): the flood
+    # cap counts such mails apart, so forged mail cannot lock a player out.
+    authenticated: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The raw bytes were replaced by the masked text after the retention
+    # period ([limits] raw_mail_retention_days).
+    scrubbed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # The size the mail had at the source when only its header was kept
+    # (over [limits] max_message_bytes); None when the whole mail is stored.
+    oversize: Mapped[int | None] = mapped_column(BigInteger)
 
     # The flood cap counts a sender's mails of the last hour (migration 0006).
-    __table_args__ = (Index("ix_inbound_messages_sender_processed_at", "sender", "processed_at"),)
+    __table_args__ = (Index("ix_inbound_messages_sender_processed_at", "sender", "processed_at"),
+                      UniqueConstraint("message_id", "from_key", name="uq_inbound_messages_message_id_from_key"))
 
 
 class OutboxMessage(Base):
@@ -107,7 +121,8 @@ class Game(Base):
     variant: Mapped[str] = mapped_column(String(100))
     powers: Mapped[list[Any]] = mapped_column(JSON)  # [{"name", "letter"}], fixed at CREATE/SET VARIANT
     params: Mapped[dict[str, Any]] = mapped_column(JSON)
-    # forming -> bidding -> (waiting: deadline passed, players missing) -> resolved
+    # forming -> bidding -> (waiting: deadline passed, players missing) -> resolved;
+    # stuck: a bug met the game's work (error kept; `judge unstick` resumes it)
     state: Mapped[str] = mapped_column(String(20), default="forming")
     deadline: Mapped[datetime | None] = mapped_column(UTCDateTime)
     gm_address: Mapped[str] = mapped_column(String(320))
@@ -120,6 +135,13 @@ class Game(Base):
     # results reveal it; the commitment is mailed to every player.
     secret_seed: Mapped[str | None] = mapped_column(String(128))
     commitment: Mapped[str | None] = mapped_column(String(64))
+    # A stuck game: the error, and the state it had (judge.failures).
+    error: Mapped[str | None] = mapped_column(Text)
+    stuck_from: Mapped[str | None] = mapped_column(String(20))
+    # Wrong master passwords in a row, the back-off, the lock (judge.lockout).
+    gm_failures: Mapped[int] = mapped_column(Integer, default=0)
+    gm_backoff_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    gm_locked: Mapped[bool] = mapped_column(Boolean, default=False)
 
     players: Mapped[list[Player]] = relationship(back_populates="game", order_by="Player.id")
 
@@ -138,6 +160,13 @@ class Player(Base):
     gm_no_preference: Mapped[bool] = mapped_column(Boolean, default=False)
     joined_at: Mapped[datetime] = mapped_column(UTCDateTime)
     power: Mapped[str | None] = mapped_column(String(100))
+    # Wrong passwords in a row, the back-off, the lock (judge.lockout).
+    failures: Mapped[int] = mapped_column(Integer, default=0)
+    backoff_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    locked: Mapped[bool] = mapped_column(Boolean, default=False)
+    # The password is the one-time token mailed to a replacement: the first
+    # SIGNON with it spends it (judge/commands/eml_signon.py).
+    password_is_token: Mapped[bool] = mapped_column(Boolean, default=False)
 
     game: Mapped[Game] = relationship(back_populates="players")
 
@@ -150,6 +179,10 @@ class Submission(Base):
     player_id: Mapped[int] = mapped_column(ForeignKey("players.id"), index=True)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
     received_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # When the player sent it: the mail's Date (never later than its
+    # storing), else the time it was stored. An older mail never replaces a
+    # newer one (a replayed mail cannot revert a later list).
+    submitted_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     text: Mapped[str] = mapped_column(Text)
     valid: Mapped[bool] = mapped_column(Boolean)
     bids: Mapped[dict[str, int] | None] = mapped_column(JSON)  # None: No Preference (or invalid)
