@@ -77,11 +77,14 @@ class Judge:
     stopping: bool = False
 
     # -- intake ---------------------------------------------------------
-    def receive(self, raw: bytes, source: str, progress: Callable[[Session], None] | None = None) -> int | None:
-        """Store one raw mail; None if its Message-ID was seen before.
-        `progress` records the source's watermark in the same transaction."""
+    def receive(self, raw: bytes, source: str, progress: Callable[[Session], None] | None = None,
+                oversize: int | None = None) -> int | None:
+        """Store one raw mail; None if its Message-ID was seen before (from
+        the same sender). `progress` records the source's watermark in the
+        same transaction. `oversize`: `raw` is only the header of a mail of
+        that many bytes, over the size limit (RawMail.oversize)."""
         try:
-            ids = self._store([raw], source, progress)
+            ids = self._store([raw], source, progress, [oversize])
         except IntegrityError:  # another process stored it first
             return None
         return ids[0] if ids else None
@@ -93,12 +96,15 @@ class Judge:
         if not mails:
             return 0
         try:
-            return len(self._store([m.raw for m in mails], source.name, lambda s: source.progress_batch(mails, s)))
+            return len(self._store([m.raw for m in mails], source.name, lambda s: source.progress_batch(mails, s),
+                                   [m.oversize for m in mails]))
         except IntegrityError:
-            return sum(self.receive(m.raw, source.name, progress=lambda s, m=m: source.progress(m, s)) is not None
+            return sum(self.receive(m.raw, source.name, progress=lambda s, m=m: source.progress(m, s),
+                                    oversize=m.oversize) is not None
                        for m in mails)
 
-    def _store(self, raws: Sequence[bytes], source: str, progress: Callable[[Session], None] | None) -> list[int]:
+    def _store(self, raws: Sequence[bytes], source: str, progress: Callable[[Session], None] | None,
+               oversizes: Sequence[int | None]) -> list[int]:
         """Insert the mails whose Message-ID is new (also within `raws`), run
         `progress`, commit; the new rows' ids. IntegrityError if another
         process stored one of them meanwhile (nothing is stored then)."""
@@ -108,13 +114,13 @@ class Judge:
             seen = {tuple(r) for r in s.execute(select(InboundMessage.message_id, InboundMessage.from_key)
                                                 .where(InboundMessage.message_id.in_({k[0] for k in keys})))}
             rows = []
-            for raw, key in zip(raws, keys):
+            for raw, key, oversize in zip(raws, keys, oversizes):
                 if key in seen:
                     log.info("duplicate %s from %s dropped", key[0], source)
                     continue
                 seen.add(key)
                 rows.append({"source": source, "message_id": key[0], "from_key": key[1], "raw": raw,
-                             "received_at": now, "status": "new"})
+                             "received_at": now, "status": "new", "oversize": oversize})
             try:
                 new = list(s.scalars(insert(InboundMessage).returning(InboundMessage.id), rows)) if rows else []
                 if progress is not None:

@@ -12,6 +12,10 @@ class RawMail:
     raw: bytes
     source: str  # the source's name, e.g. "maildir:inbox"
     ref: str  # the source's own handle for ack (e.g. the Maildir file name)
+    # Over [limits] max_message_bytes at the source: `raw` holds only the
+    # header block, and this is the whole mail's size (checked before the
+    # mail is read whole, so a huge mail never fills the memory).
+    oversize: int | None = None
 
 
 class Source(ABC):
