@@ -102,6 +102,9 @@ testcases = [
     # EJECT player
     ("EJECT bob@example.org", nodes.Eject, {"column": 1, "player": "bob@example.org"}),
     ("eject Bob", nodes.Eject, {"player": "Bob"}),
+    # UNLOCK player (the master lifts a player's password lock)
+    ("UNLOCK bob@example.org", nodes.Unlock, {"column": 1, "player": "bob@example.org"}),
+    ("  unlock Bob", nodes.Unlock, {"column": 3, "player": "Bob"}),
     # REPLACE player [WITH|BY] newaddress
     ("REPLACE ivy@example.org WITH olga@example.net", nodes.Replace,
      {"column": 1, "player": "ivy@example.org", "new_player": "olga@example.net"}),
@@ -220,6 +223,8 @@ error_cases = [
     ("HELP me", 6, "the end of the line"),
     ("SIGNOFF now", 9, "the end of the line"),
     ("EJECT", 6, "a player's address"),
+    ("UNLOCK", 7, "a player's address"),
+    ("UNLOCK bob@example.org now", 24, "the end of the line"),
     ("REPLACE ivy@example.org", 24, "the new player's address"),
     ("REPLACE ivy with", 17, "the new player's address"),
     ("NO PREFERENCE FOR", 18, "a player's address"),

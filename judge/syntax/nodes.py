@@ -111,6 +111,11 @@ class Eject(Node):
 
 
 @dataclass(frozen=True)
+class Unlock(Node):
+    player: str  # the player whose password lock the master lifts
+
+
+@dataclass(frozen=True)
 class Replace(Node):
     player: str
     new_player: str  # an address, possibly with a name: "Olga <olga@example.net>"

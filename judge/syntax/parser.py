@@ -30,7 +30,7 @@ _EXPECTED = {
     "WORD": "a power's name",
     "$END": "the end of the line",
 }
-_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, REPLACE, NO PREFERENCE, FOR, ENTROPY, LIST, HELP"
+_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, UNLOCK, REPLACE, NO PREFERENCE, FOR, ENTROPY, LIST, HELP"
 
 
 @cache
@@ -125,6 +125,9 @@ class _ToNodes(Transformer):
 
     def eject(self, c):
         return nodes.Eject(**_HERE, player=str(c[0]))
+
+    def unlock(self, c):
+        return nodes.Unlock(**_HERE, player=str(c[0]))
 
     def replace(self, c):
         player, rest = c
