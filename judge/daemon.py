@@ -17,12 +17,13 @@ from typing import Callable, Sequence
 import threading
 import traceback
 from dataclasses import dataclass, field
+from datetime import datetime
 
 from sqlalchemy import insert, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge import outbox, scheduler
+from judge import outbox, retention, scheduler
 from judge.clock import Clock
 from judge.config import Config
 from judge.mail.inbound import dedup_key_of, parse_message
@@ -75,6 +76,7 @@ class Judge:
     sources: list[Source] = field(default_factory=list)
     transport: Transport | None = None
     stopping: bool = False
+    _scrubbed_at: datetime | None = None
 
     # -- intake ---------------------------------------------------------
     def receive(self, raw: bytes, source: str, progress: Callable[[Session], None] | None = None,
@@ -196,11 +198,38 @@ class Judge:
 
     # -- the loop -------------------------------------------------------
     def run_once(self) -> dict[str, object]:
-        stored = self.poll_sources()
-        processed = self.process_pending()
-        deadlines = scheduler.tick(self.sessions, self.config, self.clock.now())
-        sent = outbox.send_due(self.sessions, self.transport, self.clock, self.config) if self.transport else {}
-        return {"stored": stored, "processed": processed, "deadlines": deadlines, "sent": sent}
+        """One pass. Each stage is a failure domain of its own: a fault in
+        one (a database or network fault; bugs are caught closer, per mail,
+        per game and per outbox row) is logged and the next stages still
+        run, so replies go out whatever else fails."""
+        out: dict[str, object] = {}
+        stages: list[tuple[str, Callable[[], object]]] = [
+            ("stored", self.poll_sources),
+            ("processed", self.process_pending),
+            ("deadlines", lambda: scheduler.tick(self.sessions, self.config, self.clock.now())),
+            ("scrubbed", self._scrub),
+            ("sent", lambda: outbox.send_due(self.sessions, self.transport, self.clock, self.config)
+             if self.transport else {}),
+        ]
+        failed = []
+        for name, stage in stages:
+            try:
+                out[name] = stage()
+            except Exception:
+                log.exception("%s: this stage of the pass failed; the others go on", name)
+                failed.append(name)
+        if failed:
+            out["failed"] = failed
+        return out
+
+    def _scrub(self) -> int:
+        """Raw-mail retention (judge.retention), at most once an hour: its
+        query reads the old rows, which need not be looked at every pass."""
+        now = self.clock.now()
+        if self._scrubbed_at is not None and (now - self._scrubbed_at).total_seconds() < 3600:
+            return 0
+        self._scrubbed_at = now
+        return retention.scrub_due(self.sessions, self.config, now)
 
     def run_forever(self) -> None:
         outbox.requeue_interrupted(self.sessions)

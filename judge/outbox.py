@@ -97,7 +97,20 @@ def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock
         if not batch:
             break
         for row_id, attempts, mail in batch:
-            _send_one(sessions, transport, clock, config, row_id, attempts, mail, counts)
+            try:
+                _send_one(sessions, transport, clock, config, row_id, attempts, mail, counts)
+            except Exception as err:
+                # A bug (not a TransportError) met this row: it fails alone,
+                # with the error kept, and the other rows go out.
+                log.exception("outbox %s: unexpected error", row_id)
+                error = f"{type(err).__name__}: {err}"[:4000]
+                with sessions.begin() as s:
+                    row = s.get(OutboxMessage, row_id, with_for_update=True)
+                    # Past the commit point the server may have it: never
+                    # resent blindly (see the module docstring).
+                    row.status = "unconfirmed" if row.status == "data_sent" else "failed"
+                    row.last_error = error
+                counts["failed"] += 1
         done += len(batch)
     return counts
 

@@ -1,15 +1,22 @@
 """Deadlines: at a game's deadline, resolve it, or ask its master about the
 players who sent nothing (the master then ejects, replaces, or decides No
-Preference for them, and sends PROCESS)."""
+Preference for them, and sends PROCESS).
+
+Each game's deadline work runs in a transaction and a failure domain of its
+own (judge.failures): an error there sets that game aside as stuck, and the
+other games go on.
+"""
 
 from __future__ import annotations
 
+import traceback
 from datetime import datetime
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.config import Config
+from judge.failures import quarantine_game
 from judge.games import missing_players, notify, resolve_game, set_state
 from judge.store.models import Game
 
@@ -23,21 +30,40 @@ def due_games(session: Session, now: datetime) -> list[int]:
 
 def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list[str]:
     """Handle every game whose deadline has passed; one transaction each."""
-    done = []
     with sessions() as s:
         ids = due_games(s, now)
+    done = []
     for game_id in ids:
-        with sessions.begin() as s:
-            game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
-            if game is None or game.state != "bidding" or game.deadline is None or game.deadline > now:
-                continue  # another judge process got there first
-            missing = missing_players(s, game)
-            if missing:
-                set_state(s, game, "waiting", now)
-                game.missing_notified_at = now
-                notify(s, config, now, "gm/missing.txt.j2", [game.gm_address], game=game, missing=missing)
-                done.append(f"{game.name}: waiting for the master ({len(missing)} missing)")
-            else:
-                resolve_game(s, config, game, now)
-                done.append(f"{game.name}: resolved")
+        try:
+            with sessions.begin() as s:
+                outcome = handle_deadline(s, config, game_id, now)
+        except Exception:
+            quarantine_game(sessions, config, now, game_id, traceback.format_exc())
+            done.append(f"game {game_id}: stuck")
+            continue
+        if outcome:
+            done.append(outcome)
     return done
+
+
+def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
+    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    if game is None or game.state != "bidding" or game.deadline is None or game.deadline > now:
+        return None  # another judge process got there first
+    if game.method == "blind-random":
+        # The blinding protocol runs by mail between the players, the third
+        # party and this judge: there is nothing to resolve at a deadline.
+        # The master learns that it has not finished (once: the game waits).
+        set_state(s, game, "waiting", now)
+        game.missing_notified_at = now
+        notify(s, config, now, "gm/blind_deadline.txt.j2", [game.gm_address], game=game,
+               third_party=game.params.get("third_party"))
+        return f"{game.name}: the blinding protocol is still running"
+    missing = missing_players(s, game)
+    if missing:
+        set_state(s, game, "waiting", now)
+        game.missing_notified_at = now
+        notify(s, config, now, "gm/missing.txt.j2", [game.gm_address], game=game, missing=missing)
+        return f"{game.name}: waiting for the master ({len(missing)} missing)"
+    resolve_game(s, config, game, now)
+    return f"{game.name}: resolved"

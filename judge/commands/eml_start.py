@@ -62,6 +62,9 @@ def start(ctx: Context, node: nodes.Start) -> str:
 @handles(nodes.Process)
 def process(ctx: Context, node: nodes.Process) -> str:
     game = ctx.require_master_in(("bidding", "waiting"), "there is no open auction to process")
+    if game.method == "blind-random":
+        raise CommandRejected(f"?{game.name} is assigned by the blinding protocol, which ends by itself when the "
+                              f"third party publishes the blinds: there is nothing to process")
     missing = missing_players(ctx.session, game)
     if missing:
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)

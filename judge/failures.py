@@ -1,0 +1,58 @@
+"""Failure domains: one game's bug never stops the others.
+
+Each game's deadline work runs in a transaction of its own; an error there
+rolls that work back and puts the game in quarantine: state `stuck`, the
+error kept in the game's row, its master and the moderators told once (a
+stuck game is never picked up again, so it cannot fail again). A moderator
+resumes it with `judge unstick GAME` once the cause is mended. A mail that
+meets a bug is quarantined on its own (judge.daemon), and an outbox row on
+its own (judge.outbox).
+"""
+
+from __future__ import annotations
+
+import logging
+from datetime import datetime
+
+from sqlalchemy.orm import Session, sessionmaker
+
+from judge import audit
+from judge.config import Config
+from judge.store.models import Game
+
+log = logging.getLogger(__name__)
+
+STUCK = "stuck"
+
+
+def quarantine_game(sessions: sessionmaker[Session], config: Config, now: datetime, game_id: int,
+                    error: str) -> None:
+    """Mark the game stuck with `error` (a traceback) and tell its master
+    and the moderators, in a transaction of its own."""
+    from judge.games import notify  # games imports the resolution stack: only when a game fails
+
+    log.error("game %s stuck:\n%s", game_id, error)
+    with sessions.begin() as s:
+        game = s.get(Game, game_id, with_for_update=True)
+        if game is None or game.state == STUCK:
+            return
+        game.stuck_from, game.error = game.state, error[-4000:]
+        audit.record(s, now, "state", game_id=game.id, old=game.state, new=STUCK, error=_last_line(error))
+        game.state = STUCK
+        notify(s, config, now, "gm/stuck.txt.j2", [game.gm_address, *config.moderators], game=game,
+               error=_last_line(error))
+
+
+def unstick(session: Session, game: Game, now: datetime) -> str:
+    """Resume a stuck game in the state it had; returns that state."""
+    if game.state != STUCK:
+        raise ValueError(f"?{game.name} is not stuck (it is {game.state})")
+    state = game.stuck_from or "forming"
+    audit.record(session, now, "state", game_id=game.id, old=STUCK, new=state, error_was=_last_line(game.error))
+    game.state, game.stuck_from, game.error = state, None, None
+    return state
+
+
+def _last_line(error: str | None) -> str:
+    lines = [line for line in (error or "").strip().splitlines() if line.strip()]
+    return lines[-1][:500] if lines else ""
