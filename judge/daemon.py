@@ -191,9 +191,10 @@ class Judge:
             row.status, row.reason, row.processed_at = "quarantined", error[-4000:], now
             mail = parse_message(row.raw, own_addresses=[self.config.address])
             row.sender, row.subject = mail.sender, mail.subject[:500]
-            if mail.reply_to and not mail.auto:
+            if mail.sender and not mail.auto:
+                # To the From address only (no backscatter through Reply-To).
                 subject, body = render_mail("quarantined.txt.j2", mail=mail, judge_name=self.config.name)
-                queue_mail(s, self.config, now, to=[mail.reply_to], subject=subject, body=body, kind="reply",
+                queue_mail(s, self.config, now, to=[mail.sender], subject=subject, body=body, kind="reply",
                            inbound_id=row.id, in_reply_to=mail.message_id)
 
     # -- the loop -------------------------------------------------------

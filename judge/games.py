@@ -188,6 +188,16 @@ def counting_submission(session: Session, game: Game, player: Player) -> Submiss
         .order_by(Submission.id.desc()).limit(1)).first()
 
 
+def newer_submission(session: Session, game: Game, player: Player, sent_at: datetime) -> Submission | None:
+    """The player's newest submission if it was sent after `sent_at`: a
+    mail sent earlier must not replace it (a replayed old mail, or mail
+    that arrived out of order). Refused mails are not stored, so the
+    submissions' order by id is their order in time."""
+    return session.scalars(select(Submission).where(
+        Submission.game_id == game.id, Submission.player_id == player.id, Submission.submitted_at > sent_at)
+        .order_by(Submission.id.desc()).limit(1)).first()
+
+
 def missing_players(session: Session, game: Game) -> list[Player]:
     return [s.player for s in standings(session, game) if s.missing]
 

@@ -8,6 +8,7 @@ the mail's effects, its reply and its status commit together or not at all.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Iterator
@@ -20,10 +21,10 @@ from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import counting_submission, effective_params, is_auction, power_list
+from judge.games import counting_submission, effective_params, is_auction, newer_submission, power_list
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
-from judge.store.models import InboundMessage, OutboxMessage, Submission
+from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
 from judge.submission import check
 from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
 from judge.templating import render_mail
@@ -38,6 +39,7 @@ class Block:
     message: str
     rendered_error: str | None = None
     notes: list[str] = field(default_factory=list)
+    prose: bool = False  # a line that was no command and not meant as one: not quoted
 
 
 @dataclass
@@ -52,20 +54,22 @@ class InboundRow:
     message_id: str
     raw: bytes
     received_at: datetime
+    oversize: int | None = None  # only the header is stored: the mail had this many bytes
     sender: str | None = None
     subject: str | None = None
     status: str = "new"
     reason: str | None = None
     processed_at: datetime | None = None
+    authenticated: bool = False  # a SIGNON of the mail named a game and its right password
 
 
 _T = InboundMessage.__table__
 # What process_inbound reads of a waiting mail, and how it writes the outcome.
-NEW_MAILS = (select(_T.c.id, _T.c.source, _T.c.message_id, _T.c.raw, _T.c.received_at)
+NEW_MAILS = (select(_T.c.id, _T.c.source, _T.c.message_id, _T.c.raw, _T.c.received_at, _T.c.oversize)
              .where(_T.c.status == "new").order_by(_T.c.id))
 _WRITE_OUTCOME = _T.update().where(_T.c.id == bindparam("row_id")).values(
     status=bindparam("status"), reason=bindparam("reason"), sender=bindparam("sender"),
-    subject=bindparam("subject"), processed_at=bindparam("processed_at"))
+    subject=bindparam("subject"), processed_at=bindparam("processed_at"), authenticated=bindparam("authenticated"))
 
 
 def process_inbound(session: Session, config: Config, now: datetime, row: InboundRow) -> None:
@@ -73,18 +77,23 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
     _process(session, config, now, row)
     session.connection().execute(_WRITE_OUTCOME, {
         "row_id": row.id, "status": row.status, "reason": row.reason, "sender": row.sender,
-        "subject": row.subject, "processed_at": row.processed_at})
+        "subject": row.subject, "processed_at": row.processed_at, "authenticated": row.authenticated})
 
 
 def _process(session: Session, config: Config, now: datetime, row: InboundRow) -> None:
-    mail = parse_message(row.raw, own_addresses=[config.address])
+    mail = parse_message(row.raw, own_addresses=[config.address])  # TEMP until inbound lands
     row.sender = mail.sender
     row.subject = mail.subject[:500]
     audit.record(session, now, "inbound", inbound_id=row.id, message_id=row.message_id, sender=mail.sender,
-                 subject=mail.subject, source=row.source)
+                 subject=mask_secret(mail.subject), source=row.source)
     row.processed_at = now
+    if config.require_authenticated_from and getattr(mail, "from_authenticated", None) is not True:
+        # The receiving MTA did not vouch for the From domain (DKIM, SPF,
+        # DMARC): a forged sender gets neither action nor reply.
+        row.status, row.reason = "ignored", "From not authenticated by a trusted Authentication-Results header"
+        return
     if mail.auto:
-        if mail.sender and _judge_protocol_only(mail.text):
+        if mail.sender and _judge_protocol_only(mail.text, config):
             # Another judge's protocol mail (docs/blinding.md): run it, but
             # never answer an automatic mail (no loops).
             run_lines(Context(session=session, config=config, now=now, mail=mail, inbound=row), mail.text)
@@ -92,57 +101,107 @@ def _process(session: Session, config: Config, now: datetime, row: InboundRow) -
             return
         row.status, row.reason = "ignored", f"no reply: {mail.auto}"
         return
-    if not mail.sender or not mail.reply_to:
+    if not mail.sender:
+        # No From, several From headers, or a From of several addresses
+        # (judge.mail.inbound): nobody to act for, nobody to answer.
         row.status, row.reason = "quarantined", "no usable From address: nobody to answer"
         return
     if _flooding(session, config, now, row, mail):
         return
-    if len(row.raw) > config.max_message_bytes:
-        blocks = [Block([], "rejected", f"your mail is {len(row.raw)} bytes; the judge reads mails of at most "
-                                         f"{config.max_message_bytes} bytes. Send the commands as plain text")]
-        _reply(session, config, now, row, mail, blocks, game_id=None)
-        row.status, row.reason = "done", "too large"
+    refusal = _refusal(config, row, mail)
+    if refusal is not None:
+        _reply(session, config, now, row, mail, [Block([], "rejected", refusal)], game_id=None)
+        row.status, row.reason = "done", refusal
         return
     ctx = Context(session=session, config=config, now=now, mail=mail, inbound=row)
     blocks = run_lines(ctx, mail.text)
-    if row.source.startswith("discourse") and not any(
-            b.status == "done" or (b.status == "rejected" and not b.rendered_error) for b in blocks):
-        # Chat on a forum is not mail to the judge: a post with no command
-        # gets no answer (it would be a public error message under every post).
-        row.status, row.reason = "ignored", "forum post without commands"
+    if all(b.status == "ignored" or b.prose for b in blocks):
+        # Nothing in the mail was a command (spam, chat, a forged Reply-To).
+        if row.source.startswith("discourse"):
+            # Chat on a forum is not mail to the judge: no answer (it would
+            # be a public error message under every post).
+            row.status, row.reason = "ignored", "forum post without commands"
+            return
+        _no_command_reply(session, config, now, row, mail, blocks)
         return
     _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id)
     row.status = "done"
 
 
-# Built once: it runs for every mail (the index of migration 0006 serves it).
-# On the table, not the ORM class: inbound rows are written with plain
+def _refusal(config: Config, row: InboundRow, mail: InboundMail) -> str | None:
+    """Why the judge answers this mail without reading its commands, if so."""
+    size = row.oversize or len(row.raw)
+    if size > config.max_message_bytes:
+        return (f"your mail is {size} bytes; the judge reads mails of at most {config.max_message_bytes} bytes. "
+                "Send the commands as plain text, without attachments")
+    return getattr(mail, "refusal", None)
+
+
+# Built once: they run for every mail (the index of migration 0006 serves
+# them). On the table, not the ORM class: inbound rows are written with plain
 # UPDATEs (process_inbound), so nothing needs flushing before the count.
 _SENDER_MAILS_SINCE = select(func.count(_T.c.id)).where(
-    _T.c.sender == bindparam("sender"), _T.c.status == "done", _T.c.processed_at >= bindparam("since"))
+    _T.c.sender == bindparam("sender"), _T.c.status == "done", _T.c.processed_at >= bindparam("since"),
+    _T.c.authenticated == bindparam("authenticated"))
+_NOTICE_SINCE = (select(OutboxMessage.id).join(InboundMessage, OutboxMessage.inbound_id == InboundMessage.id)
+                 .where(OutboxMessage.kind == bindparam("kind"), InboundMessage.sender == bindparam("sender"),
+                        OutboxMessage.created_at >= bindparam("since")).limit(1))
 
 
 def _flooding(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail) -> bool:
     """Past the hourly cap of its sender, a mail is kept but not run; the
-    sender gets at most one short notice an hour."""
+    sender gets at most one short notice an hour.
+
+    Mails that carried a right password (a SIGNON) are counted apart from
+    the others, and a mail over the others' cap still runs if it carries
+    one: sixty forged HELP mails "from" a player cannot hold up the
+    player's real bids. The password of a mail over the cap is checked
+    under the lockout's rules (judge.lockout), so the cap opens no way to
+    guess passwords faster."""
     since, limit = now - timedelta(hours=1), config.max_mails_per_sender_per_hour
-    count = session.connection().scalar(_SENDER_MAILS_SINCE, {"sender": mail.sender, "since": since})
+    count = session.connection().scalar(_SENDER_MAILS_SINCE,
+                                        {"sender": mail.sender, "since": since, "authenticated": False})
     if count < limit:
         return False
+    if _carries_right_password(session, config, now, mail):
+        count = session.connection().scalar(_SENDER_MAILS_SINCE,
+                                            {"sender": mail.sender, "since": since, "authenticated": True})
+        if count < limit:
+            return False
     row.status = "quarantined"
     row.reason = f"flood: {count} mails from {mail.sender} in the last hour (limit {limit})"
-    noticed = session.scalar(
-        select(OutboxMessage.id).join(InboundMessage, OutboxMessage.inbound_id == InboundMessage.id)
-        .where(OutboxMessage.kind == "flood", InboundMessage.sender == mail.sender, OutboxMessage.created_at >= since)
-        .limit(1))
-    if noticed is None:
+    if session.scalar(_NOTICE_SINCE, {"kind": "flood", "sender": mail.sender, "since": since}) is None:
         subject, body = render_mail("flood.txt.j2", mail=mail, count=count, limit=limit, judge_name=config.name)
-        queue_mail(session, config, now, to=[mail.reply_to], subject=subject, body=body, kind="flood",
+        queue_mail(session, config, now, to=[mail.sender], subject=subject, body=body, kind="flood",
                    inbound_id=row.id, in_reply_to=mail.message_id)
     return True
 
 
-def command_lines(text: str) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
+def _carries_right_password(session: Session, config: Config, now: datetime, mail: InboundMail) -> bool:
+    """Whether one of the mail's SIGNON lines names a game and the right
+    password for the sender in it (as its master or as the player with that
+    address)."""
+    from judge import lockout
+    from judge.games import find_game, find_player
+
+    for _, _, node in command_lines(mail.text, config.max_line_length):
+        if not isinstance(node, nodes.Signon):
+            continue
+        game = find_game(session, node.game)
+        if game is None:
+            continue
+        if node.master:
+            if lockout.try_password(session, config, now, game, None, node.password):
+                return True
+            continue
+        player = find_player(game, mail.sender or "")
+        if (player is not None and player.status == "active" and player.address.casefold() == mail.sender
+                and lockout.try_password(session, config, now, game, player, node.password)):
+            return True
+    return False
+
+
+def command_lines(text: str, max_length: int) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
     """(line number, line, its node or syntax error) for each command line:
     blank and quoted lines skipped, up to a signature ("-- ") or SIGNOFF."""
     for number, line in enumerate(text.split("\n"), 1):
@@ -152,7 +211,7 @@ def command_lines(text: str) -> Iterator[tuple[int, str, nodes.Node | CommandSyn
         if line.rstrip() in ("--", "-- "):
             return
         try:
-            node: nodes.Node | CommandSyntaxError = parse_line(line, number)
+            node: nodes.Node | CommandSyntaxError = parse_line(line, number, max_length=max_length)
         except CommandSyntaxError as err:
             node = err
         if isinstance(node, nodes.Signoff):
@@ -160,10 +219,10 @@ def command_lines(text: str) -> Iterator[tuple[int, str, nodes.Node | CommandSyn
         yield number, line, node
 
 
-def _judge_protocol_only(text: str) -> bool:
+def _judge_protocol_only(text: str, config: Config) -> bool:
     """Whether the mail's commands are all messages one judge sends another."""
     seen = False
-    for _, _, node in command_lines(text):
+    for _, _, node in command_lines(text, config.max_line_length):
         if not (isinstance(node, nodes.Blinding) and node.kind in JUDGE_TO_JUDGE):
             return False
         seen = True
@@ -191,9 +250,15 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             ctx.stop = True  # a signature follows
             continue
         try:
-            node = parse_line(line, number)
+            node = parse_line(line, number, max_length=ctx.config.max_line_length)
         except CommandSyntaxError as err:
-            blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))
+            if looks_like_command(err.text):
+                blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))
+            else:
+                # Prose, spam, a signature without "-- ": the reply does not
+                # quote it (no backscatter of other people's text).
+                blocks.append(Block([], "rejected", f"line {number} is no command (not quoted)",
+                                    rendered_error=f"line {number}: no command; not quoted.", prose=True))
             _record(ctx, number, err.text, "rejected", str(err))
             continue
         if isinstance(node, nodes.Bids) or (isinstance(node, nodes.NoPreference) and node.player is None):
@@ -216,6 +281,10 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             blocks.append(Block([(number, shown)], "rejected", str(err)))
             _record(ctx, number, shown, "rejected", str(err))
             continue
+        if isinstance(node, nodes.Signon) and (ctx.role == "master" or ctx.player.joined_at != ctx.now):
+            # A right password (not a first join, which sets one): the
+            # flood cap counts this mail apart (_flooding).
+            ctx.inbound.authenticated = True
         blocks.append(Block([(number, shown)], "done", message))
         _record(ctx, number, shown, "done", message)
     if bid_block is not None:
@@ -251,6 +320,11 @@ def _finish_submission(ctx: Context, block: Block) -> None:
                                   "bids are closed")
         if game.state != "bidding":
             raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
+        newer = newer_submission(ctx.session, game, player, ctx.sent_at)
+        if newer is not None:
+            raise CommandRejected(f"this mail was sent {format_time(ctx.sent_at)}, before your list of "
+                                  f"{format_time(newer.submitted_at)}, which stands: an older mail never "
+                                  f"replaces a newer one")
     except CommandRejected as err:
         block.status, block.message = "rejected", str(err)
         _record(ctx, first, text, "rejected", str(err))
@@ -259,7 +333,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     checked = check(parts, powers, params)
     standing = counting_submission(ctx.session, game, player)
     sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
-                     text=text, valid=checked.ok,
+                     submitted_at=ctx.sent_at, text=text, valid=checked.ok,
                      bids=checked.bids.as_json() if checked.ok and checked.bids else None,
                      violations=[v.as_dict() for v in checked.violations])
     ctx.session.add(sub)
@@ -304,7 +378,7 @@ def _bounded(blocks: list[Block]) -> list[Block]:
             lines.append((0, f"... and {len(b.lines) - MAX_REPLY_BLOCKS} more lines"))
         out.append(Block(lines, b.status, _short(b.message, 2000),
                          _short(b.rendered_error, 2000) if b.rendered_error else None,
-                         [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]]))
+                         [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]], b.prose))
     if len(blocks) > MAX_REPLY_BLOCKS:
         rejected = sum(1 for b in blocks[MAX_REPLY_BLOCKS:] if b.status == "rejected")
         out.append(Block([], "ignored", f"{len(blocks) - MAX_REPLY_BLOCKS} more entries not shown "
@@ -315,6 +389,54 @@ def _bounded(blocks: list[Block]) -> list[Block]:
 def _reply(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail,
            blocks: list[Block], game_id: int | None) -> None:
     subject, body = render_mail("reply.txt.j2", mail=mail, blocks=_bounded(blocks), judge_name=config.name,
-                                received=row.received_at, subject=_short(mail.subject, 200))
-    queue_mail(session, config, now, to=[mail.reply_to], subject=subject, body=body, kind="reply",
+                                received=row.received_at, subject=_short(mask_secret(mail.subject), 200))
+    queue_mail(session, config, now, to=[reply_address(session, mail)], subject=subject, body=body, kind="reply",
                game_id=game_id, inbound_id=row.id, in_reply_to=mail.message_id)
+
+
+def _no_command_reply(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail,
+                      blocks: list[Block]) -> None:
+    """A mail with no command gets at most one short reply a day per
+    address, quoting nothing: spam with a forged sender costs its victim
+    one small mail a day, not one per spam."""
+    row.status, row.reason = "done", "no command"
+    if session.scalar(_NOTICE_SINCE, {"kind": "no-command", "sender": mail.sender,
+                                      "since": now - timedelta(days=1)}) is not None:
+        row.reason = "no command; its sender had the day's one reply for that already"
+        return
+    lines = sum(1 for b in blocks if b.status == "rejected")
+    subject, body = render_mail("no_command.txt.j2", lines=lines, judge_name=config.name)
+    queue_mail(session, config, now, to=[mail.sender], subject=subject, body=body, kind="no-command",
+               inbound_id=row.id, in_reply_to=mail.message_id)
+
+
+_KNOWN_ADDRESS = select(Player.id).where(func.lower(Player.address) == bindparam("address")).limit(1)
+
+
+def reply_address(session: Session, mail: InboundMail) -> str:
+    """Where the reply goes: the From address; a Reply-To only where it is a
+    known player's address (a player writing from another mailbox), so a
+    spammer's Reply-To cannot aim the judge's replies at a victim."""
+    assert mail.sender is not None
+    if mail.reply_to and mail.reply_to != mail.sender and session.scalar(
+            _KNOWN_ADDRESS, {"address": mail.reply_to.casefold()}) is not None:
+        return mail.reply_to
+    return mail.sender
+
+
+# The first word of a line the judge reads as a (failed) command: a command
+# keyword, with punctuation glued to it ("SIGNON:"). A line that begins with
+# a word and holds a number may be a bid ("Austria 4O").
+_KEYWORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace", "no",
+                       "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded", "blind",
+                       "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent", "claim"})
+_FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+
+
+def looks_like_command(line: str) -> bool:
+    """Whether a line the grammar refused was meant as a command (its reply
+    quotes it with a caret) or is prose (its reply does not quote it)."""
+    m = _FIRST_WORD.match(line)
+    if m is None:
+        return False
+    return m.group(1).casefold() in _KEYWORDS or any(c.isdigit() for c in line[:80])

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 from judge import audit
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import active_players, find_player, game_params, notify, power_list, seats, standings
+from judge.deadlines import format_time
+from judge.games import (active_players, find_player, game_params, newer_submission, notify, power_list, seats,
+                         standings)
 from judge.methods import preference as pref
 from judge.resolution.preference import read_list
 from judge.store.models import Game, Submission
@@ -45,20 +47,27 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
         ctx.require_player()
     if game.state != "forming":
         raise CommandRejected(f"?{game.name} has started: preference lists can no longer change")
+    newer = newer_submission(ctx.session, game, player, ctx.sent_at)
+    if newer is not None:
+        raise CommandRejected(f"this mail was sent {format_time(ctx.sent_at)}, before your list of "
+                              f"{format_time(newer.submitted_at)}, which stands: an older mail never replaces "
+                              f"a newer one")
     powers = power_list(game)
     try:
         lst = read_list(node.text, powers, game_params(game))
     except pref.PreferenceError as err:
         column = node.text_column + err.column - 1 if node.text_column else node.column
         ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
-                                   received_at=ctx.now, text=node.text, valid=False, bids=None,
+                                   received_at=ctx.now, submitted_at=ctx.sent_at, text=node.text, valid=False,
+                                   bids=None,
                                    violations=[{"rule": "preference", "message": str(err), "column": column}]))
         shown = f"SET PREFERENCE {node.text}"
         caret = " " * (len("SET PREFERENCE ") + (column - node.text_column if node.text_column else 0)) + "^"
         raise CommandRejected(f"line {node.line}, column {column}: {err}. Your list is unchanged.\n"
                               f"    {shown}\n    {caret}") from err
     ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
-                               received_at=ctx.now, text=node.text, valid=True, bids=lst.as_json(),
+                               received_at=ctx.now, submitted_at=ctx.sent_at, text=node.text, valid=True,
+                               bids=lst.as_json(),
                                violations=[]))
     ctx.session.flush()
     _mail_lists_to_master(ctx, game)
