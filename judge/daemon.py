@@ -31,6 +31,7 @@ from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
 from judge.store.models import InboundMessage
+from judge.syntax import mask_secret
 from judge.templating import render_mail
 from judge.transports.base import Transport
 
@@ -190,7 +191,7 @@ class Judge:
             row = s.get(InboundMessage, row_id)
             row.status, row.reason, row.processed_at = "quarantined", error[-4000:], now
             mail = parse_message(row.raw, own_addresses=[self.config.address])
-            row.sender, row.subject = mail.sender, mail.subject[:500]
+            row.sender, row.subject = mail.sender, mask_secret(mail.subject[:500])
             if mail.sender and not mail.auto:
                 # To the From address only (no backscatter through Reply-To).
                 subject, body = render_mail("quarantined.txt.j2", mail=mail, judge_name=self.config.name)

@@ -83,9 +83,9 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
 def _process(session: Session, config: Config, now: datetime, row: InboundRow) -> None:
     mail = parse_message(row.raw, own_addresses=[config.address])  # TEMP until inbound lands
     row.sender = mail.sender
-    row.subject = mail.subject[:500]
+    row.subject = mask_secret(mail.subject[:500])  # never a password in a column kept past the raw mail
     audit.record(session, now, "inbound", inbound_id=row.id, message_id=row.message_id, sender=mail.sender,
-                 subject=mask_secret(mail.subject), source=row.source)
+                 subject=row.subject, source=row.source)
     row.processed_at = now
     if config.require_authenticated_from and getattr(mail, "from_authenticated", None) is not True:
         # The receiving MTA did not vouch for the From domain (DKIM, SPF,
