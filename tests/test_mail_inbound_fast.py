@@ -7,6 +7,10 @@ how). REFERENCE below is the old code, kept verbatim apart from layout, and
 every field of both results is compared over the bad-mail corpus, hostile
 header shapes, and a few hundred generated mails.
 
+The sender is the one field whose rule changed on purpose since (no address
+from a display name, an encoded word or a lenient guess; one From, one
+mailbox): the reference reads it by that new rule, see _ref_sender.
+
 The one intended difference (see inbound._fast_phrase): in a From/Reply-To
 display name made of encoded words, the white space between two encoded words
 is dropped (RFC 2047 section 6.2) where policy.default kept one space; such
@@ -89,8 +93,7 @@ def _ref_parse(raw: bytes, own: frozenset[str], fallback_id: str, problems: list
         message_id = fallback_id
         problems.append("no Message-ID")
 
-    from_pair = _ref_guard(lambda: headers.address("From"), None, problems, "From")
-    sender, sender_name = _ref_sender(from_pair, headers, problems)
+    sender, sender_name = _ref_guard(lambda: _ref_sender(headers, problems), (None, ""), problems, "From")
     reply_pair = _ref_guard(lambda: headers.address("Reply-To"), None, problems, "Reply-To")
     reply_to = reply_pair[1] if reply_pair and _ref_valid_address(reply_pair[1]) else sender
 
@@ -189,15 +192,154 @@ def _ref_valid_address(address: str | None) -> bool:
     return bool(at and local and domain and "@" not in domain and not re.search(r"[\s<>,;]", address))
 
 
-def _ref_sender(pair, headers: _RefHeaders, problems: list[str]):
-    if pair is None:
-        problems.append("no usable From" if headers.has("From") else "no From")
+def _ref_sender(headers: _RefHeaders, problems: list[str]):
+    # The one field whose rule changed on purpose (the forged-sender fix,
+    # tests/security/test_inbound_sender.py): the sender is the addr-spec of
+    # the one mailbox of the one From header, read strictly (no address from
+    # a display name, a comment or a decoded encoded word, no lenient
+    # fallback), and the display name is the old reading's only where that
+    # reading found the same address. _ref_strict_from() below is a second,
+    # independent implementation of that rule (a character loop and a grammar
+    # over token kinds, where inbound has a token regex and a hand-written
+    # parser). Everything else here is the old code.
+    raw_values = headers.raw_all("From")
+    if not raw_values:
+        problems.append("no From")
         return None, ""
-    display, address = pair
-    if not _ref_valid_address(address):
+    if len(raw_values) > 1:
+        problems.append("several From headers")
+        return None, ""
+    address = _ref_strict_from(raw_values[0])
+    if address is None or not _ref_valid_address(address):
         problems.append("no usable From")
-        return None, display
+        return None, ""
+    pair = _ref_guard(lambda: headers.address("From"), None, problems, "From")
+    display = pair[0] if pair is not None and pair[1] == address else ""
     return address, display or address.rpartition("@")[0]
+
+
+_REF_ATEXT = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789!#$%&'*+/=?^_`{|}~-")
+_REF_DOMAIN = r"(?:a(?:\.a)*|d)"
+_REF_ADDR = rf"\.*[aq](?:\.+[aq])*\.*@{_REF_DOMAIN}"
+_REF_ITEM = re.compile(
+    rf"(?P<mailbox>(?:[aq.@d]*<(?:,*@{_REF_DOMAIN}(?:,|@{_REF_DOMAIN})*:)?{_REF_ADDR}>|{_REF_ADDR})(?=[,;]|$))"
+    r"|(?P<group>[aq.]+:)|(?P<end>;)|(?P<comma>,)"
+)
+
+
+def _ref_strict_from(value: str) -> str | None:
+    """The one addr-spec of a From value as RFC 5322 reads it, or None."""
+    tokens = _ref_from_tokens(value.replace("\r", "").replace("\n", ""))
+    if tokens is None:
+        return None
+    kinds = "".join(kind for kind, _ in tokens)
+    found: list[str] = []
+    pos, in_group = 0, False
+    while pos < len(kinds):
+        match = _REF_ITEM.match(kinds, pos)
+        if match is None:
+            return None
+        if match.lastgroup == "mailbox":
+            found.append(_ref_mailbox_spec(tokens[match.start():match.end()]))
+        elif match.lastgroup == "group":
+            if in_group:
+                return None
+            in_group = True
+        elif match.lastgroup == "end":
+            if not in_group or kinds[match.end():match.end() + 1] not in ("", ","):
+                return None
+            in_group = False
+        pos = match.end()
+    if in_group or len(found) != 1:
+        return None
+    return clean_text(found[0]).lower()
+
+
+def _ref_mailbox_spec(tokens: list[tuple[str, str]]) -> str:
+    if tokens[-1][0] == ">":  # name-addr: the addr-spec ends the angle-addr, after any route
+        kinds = [kind for kind, _ in tokens]
+        start = kinds.index("<") + 1
+        if ":" in kinds[start:]:
+            start = kinds.index(":", start) + 1
+        tokens = tokens[start:-1]
+    at = [kind for kind, _ in tokens].index("@")
+    local = ""
+    for kind, text in tokens[:at]:
+        if kind == "q":
+            inner, i = [], 1
+            while i < len(text) - 1:
+                if text[i] == "\\":
+                    i += 1
+                inner.append(text[i])
+                i += 1
+            local += "".join(inner)
+        else:
+            local += text
+    if any(char in '()<>@,;:\\"[] \t' for char in local):
+        local = '"' + local.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return local + "@" + "".join(text for _, text in tokens[at + 1:])
+
+
+def _ref_from_tokens(value: str) -> list[tuple[str, str]] | None:
+    tokens: list[tuple[str, str]] = []
+    i, n = 0, len(value)
+
+    def plain(char: str) -> bool:  # no control character
+        return char == "\t" or (char >= " " and char != "\x7f")
+
+    while i < n:
+        char = value[i]
+        if char in " \t":
+            i += 1
+        elif char in _REF_ATEXT or ord(char) >= 0x80:
+            j = i
+            while j < n and (value[j] in _REF_ATEXT or ord(value[j]) >= 0x80):
+                j += 1
+            tokens.append(("a", value[i:j]))
+            i = j
+        elif char == '"':
+            j = i + 1
+            while j < n and value[j] != '"':
+                if value[j] == "\\":
+                    if j + 1 >= n or not plain(value[j + 1]):
+                        return None
+                    j += 1
+                elif not plain(value[j]):
+                    return None
+                j += 1
+            if j >= n:
+                return None
+            tokens.append(("q", value[i:j + 1]))
+            i = j + 1
+        elif char == "[":
+            j = i + 1
+            while j < n and value[j] != "]":
+                if value[j] in "[\\" or not plain(value[j]):
+                    return None
+                j += 1
+            if j >= n:
+                return None
+            tokens.append(("d", value[i:j + 1]))
+            i = j + 1
+        elif char == "(":
+            depth, j = 0, i
+            while True:
+                if j >= n:
+                    return None
+                if value[j] == "\\":
+                    j += 2
+                    continue
+                depth += {"(": 1, ")": -1}.get(value[j], 0)
+                j += 1
+                if depth == 0:
+                    break
+            i = j
+        elif char in "<>@,;:.":
+            tokens.append((char, char))
+            i += 1
+        else:
+            return None
+    return tokens
 
 
 def _ref_date(value: str | None, problems: list[str]) -> datetime | None:
@@ -681,6 +823,20 @@ def mutated_mail(draw: st.DrawFn) -> bytes:
 @given(mutated_mail())
 def test_mutated_headers_parse_as_before(raw: bytes) -> None:
     compare(raw, "mutated")
+
+
+FROM_PIECES = ["anna", "b", ".", "@", "<", ">", ",", ";", ":", '"q"', '"a\\"b"', '"', "\\", "(c)", "(", ")", "[1.2]", "[",
+               "]", " ", "\t", "\u00e4", "\udce4", "=?u?q?x?=", "Team:", "x@y.org", "<a@b.c>", "\x00", "\r\n "]
+
+
+@settings(max_examples=1500, deadline=None)
+@given(st.lists(st.sampled_from(FROM_PIECES), min_size=1, max_size=10).map("".join))
+def test_strict_from_reader_agrees_with_the_reference(value: str) -> None:
+    """The new sender rule, implemented twice (inbound.from_address and
+    _ref_strict_from), on From values built from the pieces that matter."""
+    address, problem = inbound.from_address(value)
+    assert address == _ref_strict_from(value), value
+    assert (address is None) == (problem is not None)
 
 
 # ============================================================ the checks check
