@@ -6,7 +6,7 @@ from pathlib import Path
 
 from alembic import command
 from alembic.config import Config as AlembicConfig
-from sqlalchemy import Engine, create_engine, event
+from sqlalchemy import Engine, create_engine, event, make_url
 from sqlalchemy.orm import Session, sessionmaker
 
 MIGRATIONS = Path(__file__).resolve().parent / "migrations"
@@ -21,7 +21,10 @@ def make_engine(url: str) -> Engine:
         # psycopg 3 is the driver we ship.
         url = "postgresql+psycopg://" + url[len("postgresql://"):]
     if url.startswith("sqlite"):
-        engine = create_engine(url, connect_args={"timeout": 30})
+        # Wait up to 30 s for another process's write lock, unless the URL
+        # says otherwise (sqlite:///judge.sqlite3?timeout=5).
+        waits = {} if "timeout" in make_url(url).query else {"timeout": 30}
+        engine = create_engine(url, connect_args=waits)
 
         @event.listens_for(engine, "connect")
         def _sqlite_pragmas(dbapi_conn, _record):  # pragma: no cover - trivial
@@ -30,7 +33,11 @@ def make_engine(url: str) -> Engine:
             # are off by default in SQLite.
             cur.execute("PRAGMA journal_mode=WAL")
             cur.execute("PRAGMA foreign_keys=ON")
-            cur.execute("PRAGMA synchronous=NORMAL")
+            # FULL, not NORMAL: in WAL mode NORMAL may lose the last commits
+            # at a power loss, and a source's mail is acknowledged (the file
+            # moved to cur/, the IMAP mail flagged or moved) right after the
+            # commit that stores it: a lost commit would lose the mail.
+            cur.execute("PRAGMA synchronous=FULL")
             cur.close()
 
         return engine
