@@ -23,8 +23,8 @@ def make_source(config: Config, judge: Judge):
         from judge.sources.imap import ImapSource
         from judge.sources.watermark import WatermarkStore
 
-        return ImapSource(config.imap, WatermarkStore(judge.sessions))
-    return MaildirSource(config.inbox_path, name="maildir:inbox")
+        return ImapSource(config.imap, WatermarkStore(judge.sessions), max_bytes=config.max_message_bytes)
+    return MaildirSource(config.inbox_path, name="maildir:inbox", max_bytes=config.max_message_bytes)
 
 
 def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = True) -> Judge:

@@ -73,19 +73,26 @@ def serve(ctx: click.Context, once: bool) -> None:
 def deliver(ctx: click.Context, no_process: bool) -> None:
     """Take one RFC 822 mail on standard input (for an MTA pipe or .forward)."""
     config = _config(ctx)
-    raw = sys.stdin.buffer.read()
     from judge.app import build_judge
+    from judge.sources.maildir import read_mail
 
+    # Never more than the size limit in memory: a larger mail is kept as its
+    # header (answered, and taken: exit 0, or the MTA would offer it again).
+    raw, oversize = read_mail(sys.stdin.buffer, config.max_message_bytes)
     try:
         judge = build_judge(config)
-        stored = judge.receive(raw, "deliver")
+        stored = judge.receive(raw, "deliver", oversize=oversize)
         if not no_process:
             judge.process_pending()
             judge.run_once()
     except Exception as err:  # the MTA must keep the mail and try again
         click.echo(f"judge: temporary failure, mail not taken: {err}", err=True)
         sys.exit(EXIT_TEMPFAIL)
-    click.echo("judge: stored" if stored else "judge: duplicate Message-ID, not processed again")
+    if not stored:
+        click.echo("judge: duplicate Message-ID, not processed again")
+    else:
+        click.echo(f"judge: stored (its header only: {oversize} bytes is over the limit)" if oversize else
+                   "judge: stored")
 
 
 @main.command()

@@ -208,7 +208,7 @@ def test_judge_answers_mail_from_its_imap_mailbox(rig, tmp_path):
         rig.deliver(JUDGE, raw)
         h.run()
         reply = h.last_to("ann@example.test")
-        assert "your mail held no commands; send HELP" in h.body(reply)
+        assert "your mail held no commands" in h.body(reply) and "HELP" in h.body(reply)
         assert h.run()["stored"] == 0
         assert all(DONE_KEYWORD.encode() in f for f in flags(rig).values())
         src.close()

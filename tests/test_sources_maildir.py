@@ -95,3 +95,17 @@ def test_mail_arriving_between_fetches_is_picked_up(tmp_path: Path) -> None:
     deliver(tmp_path, "two", b"2", mtime=500_000)  # even with an older mtime
     assert [m.raw for m in source.fetch()] == [b"2"]
     source.close()
+
+
+@pytest.mark.parametrize("eol", [b"\n", b"\r\n"])
+@pytest.mark.parametrize("shift", range(-3, 4))
+def test_an_oversize_mail_keeps_its_header_through_the_blank_line(tmp_path: Path, eol: bytes, shift: int) -> None:
+    """The blank line is found also where it straddles two reads (8 KiB)."""
+    head = b"From: a@b.test" + eol + b"X-Pad: " + b"p" * (8192 + shift - 21 - 3 * len(eol)) + eol
+    raw = head + eol + b"body" + eol + b"z" * 5000
+    source = MaildirSource(tmp_path, max_bytes=1000)
+    deliver(tmp_path, "big", raw, mtime=1_000_000)
+    [mail] = source.fetch()
+    assert mail.raw == head + eol and mail.oversize == len(raw)
+    [whole] = MaildirSource(tmp_path, max_bytes=len(raw)).fetch()
+    assert whole.raw == raw and whole.oversize is None

@@ -39,7 +39,8 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from email import headerregistry, policy
 from email.message import Message
-from email.parser import BytesHeaderParser, BytesParser
+from email.feedparser import BytesFeedParser
+from email.parser import BytesHeaderParser
 from typing import Callable, Iterable, Iterator, TypeVar
 
 from judge.mail.html2text import html_to_text
@@ -64,8 +65,42 @@ _BOUNCE_LOCALPARTS = frozenset({"mailer-daemon", "postmaster"})
 _SUPPRESS_TOKENS = frozenset({"all", "oof"})
 
 _RICH = policy.default  # the policy this module used to parse whole mails with
-_COMPAT_PARSER = BytesParser(policy=policy.compat32)
-_RICH_PARSER = BytesParser(policy=_RICH)
+
+
+class _TooDeep(Exception):
+    """A MIME part nested deeper than _MAX_MIME_DEPTH."""
+
+
+class _BoundedFeedParser(BytesFeedParser):
+    """The email package's parser, which stops at the first part nested
+    deeper than _MAX_MIME_DEPTH: its parse recurses once per level (a mail
+    nested ~1,000 deep raised RecursionError) and checks every line against
+    every open boundary, so an unbounded depth costs depth x lines."""
+
+    def _new_message(self) -> None:
+        if len(self._msgstack) > _MAX_MIME_DEPTH:  # the new part's depth; the mail itself is 0
+            raise _TooDeep()
+        super()._new_message()  # type: ignore[misc]
+
+
+class _BoundedParser:
+    """BytesParser(policy=...).parsebytes(), with the depth bound. The whole
+    mail is fed at once (BytesParser feeds 8 KB pieces; the parser's result
+    does not depend on the pieces)."""
+
+    def __init__(self, parse_policy: policy.Policy) -> None:
+        self.policy = parse_policy
+
+    def parsebytes(self, raw: bytes) -> Message:
+        parser = _BoundedFeedParser(policy=self.policy)
+        parser.feed(raw)
+        return parser.close()
+
+
+_COMPAT_PARSER = _BoundedParser(policy.compat32)
+_RICH_PARSER = _BoundedParser(_RICH)
+_DEPTH_REFUSAL = (f"your mail's MIME parts are nested more than {_MAX_MIME_DEPTH} deep; "
+                  "the judge reads plain text mails")
 
 
 @dataclass(frozen=True)
@@ -81,6 +116,9 @@ class InboundMail:
     date: datetime | None
     size: int
     problems: tuple[str, ...]
+    # Why the judge could not read the mail, in a sentence the reply can
+    # quote to its sender (a MIME structure nested too deep); None normally.
+    refusal: str | None = None
 
 
 def parse_message(raw: bytes, *, own_addresses: Iterable[str] = ()) -> InboundMail:
@@ -136,7 +174,15 @@ def synthetic_message_id(raw: bytes) -> str:
 
 
 def _parse(raw: bytes, own: frozenset[str], problems: list[str]) -> InboundMail:
-    msg, rich_headers = _parse_mime(raw, problems)
+    refusal: str | None = None
+    try:
+        msg, rich_headers = _parse_mime(raw, problems)
+    except (_TooDeep, RecursionError):
+        # Answer it all the same: the sender, Subject and Message-ID are in
+        # the header block, which parses without reading the MIME structure.
+        refusal = _DEPTH_REFUSAL
+        problems.append(f"MIME nested more than {_MAX_MIME_DEPTH} deep")
+        msg, rich_headers = _header_block(raw), True
     headers = _Headers(msg, problems, rich=rich_headers)
 
     message_id = _guard(lambda: _message_id(headers.first("Message-ID")), None, problems, "Message-ID")
@@ -151,7 +197,15 @@ def _parse(raw: bytes, own: frozenset[str], problems: list[str]) -> InboundMail:
     subject = _guard(lambda: _single_line(headers.first("Subject") or ""), "", problems, "Subject")
     in_reply_to = _guard(lambda: _message_id(headers.first("In-Reply-To")), None, problems, "In-Reply-To")
     date = _guard(lambda: headers.date(problems), None, problems, "Date")
-    text = _guard(lambda: _body_text(msg, problems), "", problems, "body")
+    text = ""
+    if refusal is None:
+        try:
+            text = _body_text(msg, problems)
+        except RecursionError:
+            refusal = _DEPTH_REFUSAL
+            problems.append("unreadable body: RecursionError")
+        except Exception as error:
+            problems.append(f"unreadable body: {type(error).__name__}")
     auto = _guard(lambda: _auto_reason(msg, headers, sender, own), None, problems, "auto detection")
     _note_defects(msg, problems)
 
@@ -168,7 +222,13 @@ def _parse(raw: bytes, own: frozenset[str], problems: list[str]) -> InboundMail:
         size=len(raw),
         # Problem texts quote bits of the mail (charset names): clean them too.
         problems=tuple(dict.fromkeys(clean_text(problem)[:200] for problem in problems)),
+        refusal=refusal,
     )
+
+
+def _header_block(raw: bytes) -> Message:
+    """The mail's header block alone (its body kept as an unparsed string)."""
+    return BytesHeaderParser(policy=policy.compat32).parsebytes(raw)
 
 
 def _parse_mime(raw: bytes, problems: list[str]) -> tuple[Message, bool]:
@@ -184,6 +244,8 @@ def _parse_mime(raw: bytes, problems: list[str]) -> tuple[Message, bool]:
     """
     try:
         msg = _COMPAT_PARSER.parsebytes(raw)
+    except _TooDeep:
+        raise
     except Exception:
         # Never seen; the old code would have tried policy.default first.
         return _RICH_PARSER.parsebytes(raw), True
@@ -191,6 +253,8 @@ def _parse_mime(raw: bytes, problems: list[str]) -> tuple[Message, bool]:
         return msg, True
     try:
         return _RICH_PARSER.parsebytes(raw), True
+    except (_TooDeep, RecursionError):
+        raise
     except Exception as error:
         problems.append(f"broken MIME: {type(error).__name__}")
         return msg, False

@@ -3,6 +3,9 @@
 fetch() returns the mails whose UID is above the watermark (judge.sources.
 watermark: mailbox, UIDVALIDITY, last UID, kept in the database), oldest
 first, read with BODY.PEEK[] so that nothing is marked \\Seen by the judge.
+Each mail's RFC822.SIZE is asked first: a mail over the size limit is read
+as its header block only (RawMail.oversize), and a backlog is read in steps
+bounded in bytes, so a flood of large mails never fills the memory.
 ack() advances the watermark and marks the mail processed on the server:
 the keyword $JudgeDone, or a move to another folder.
 
@@ -31,6 +34,7 @@ from imapclient.exceptions import IMAPClientError
 from sqlalchemy.orm import Session
 
 from judge.sources.base import RawMail, Source
+from judge.sources.maildir import DEFAULT_MAX_BYTES, HEADER_CAP, batch_bytes, header_block
 from judge.sources.watermark import Watermark, WatermarkStore
 
 log = logging.getLogger(__name__)
@@ -38,9 +42,23 @@ log = logging.getLogger(__name__)
 SECURITY = ("none", "starttls", "tls")
 DONE_KEYWORD = "$JudgeDone"
 FETCH_CHUNK = 50
+SIZE_CHUNK = 500  # RFC822.SIZE answers are a few bytes each
+_WHOLE = "BODY.PEEK[]"
+# The header of a mail over the limit, and at most HEADER_CAP of it: a mail
+# of nothing but header lines is not downloaded whole either.
+_HEADER = f"BODY.PEEK[HEADER]<0.{HEADER_CAP}>"
 # What a broken connection or server may raise (imaplib.IMAP4.error covers imapclient's errors).
 NETWORK_ERRORS: tuple[type[BaseException], ...] = (OSError, EOFError, imaplib.IMAP4.error, IMAPClientError,
                                                    ssl.SSLError, socket.timeout)
+
+
+def _body(item: dict | None) -> bytes | None:
+    """The one BODY[...] section of a FETCH answer (its key names the section
+    asked for, e.g. BODY[HEADER]<0>)."""
+    for key, value in (item or {}).items():
+        if key.startswith(b"BODY[") and value is not None:
+            return bytes(value)
+    return None
 
 
 def is_loopback(host: str) -> bool:
@@ -96,9 +114,10 @@ class ImapSettings:
 
 class ImapSource(Source):
     def __init__(self, settings: ImapSettings, watermarks: WatermarkStore, name: str | None = None, *,
-                 sleep: Callable[[float], None] = time.sleep,
+                 max_bytes: int = DEFAULT_MAX_BYTES, sleep: Callable[[float], None] = time.sleep,
                  monotonic: Callable[[], float] = time.monotonic) -> None:
         self.settings = settings
+        self.max_bytes = max_bytes
         self.watermarks = watermarks
         self.name = name or f"imap:{settings.username}@{settings.host}/{settings.folder}"
         self._sleep = sleep
@@ -206,22 +225,50 @@ class ImapSource(Source):
             uids = sorted(u for u in client.search(["UID", f"{mark.last_uid + 1}:*"]) if u > mark.last_uid)
             if limit is not None:
                 uids = uids[:limit]
-            if uids:
-                self._fetched[mark.uidvalidity] = max(self._fetched.get(mark.uidvalidity, 0), uids[-1])
-            mails: list[RawMail] = []
-            for i in range(0, len(uids), FETCH_CHUNK):
-                chunk = uids[i:i + FETCH_CHUNK]
-                data = client.fetch(chunk, ["BODY.PEEK[]"])
-                for uid in chunk:
-                    item = data.get(uid)
-                    if item is None or b"BODY[]" not in item:
-                        continue  # expunged meanwhile
-                    mails.append(RawMail(raw=bytes(item[b"BODY[]"]), source=self.name,
-                                         ref=f"{mark.uidvalidity}:{uid}"))
-            return mails
+            plan = self._plan(client, uids)
+            if plan:
+                self._fetched[mark.uidvalidity] = max(self._fetched.get(mark.uidvalidity, 0), plan[-1][0])
+            got: dict[int, RawMail] = {}
+            whole = [uid for uid, size in plan if size is None]
+            big = dict(p for p in plan if p[1] is not None)
+            for part, uid_list in ((_WHOLE, whole), (_HEADER, list(big))):
+                for i in range(0, len(uid_list), FETCH_CHUNK):
+                    chunk = uid_list[i:i + FETCH_CHUNK]
+                    data = client.fetch(chunk, [part])
+                    for uid in chunk:
+                        raw = _body(data.get(uid))
+                        if raw is None:
+                            continue  # expunged meanwhile
+                        if uid in big:
+                            raw = header_block(raw)
+                        got[uid] = RawMail(raw=raw, source=self.name, ref=f"{mark.uidvalidity}:{uid}",
+                                           oversize=big.get(uid))
+            return [got[uid] for uid, _ in plan if uid in got]
 
         ok, mails = self._with_client("fetch", op)
         return mails if ok else []  # type: ignore[return-value]
+
+    def _plan(self, client: IMAPClient, uids: list[int]) -> list[tuple[int, int | None]]:
+        """The UIDs to fetch now, oldest first, each with its size if it is
+        over the limit (None: fetched whole): sizes are asked first, so no
+        mail over the limit is ever downloaded, and a backlog is taken in
+        steps of at most batch_bytes() (at least one mail)."""
+        plan: list[tuple[int, int | None]] = []
+        budget = batch_bytes(self.max_bytes)
+        for i in range(0, len(uids), SIZE_CHUNK):
+            chunk = uids[i:i + SIZE_CHUNK]
+            sizes = client.fetch(chunk, ["RFC822.SIZE"])
+            for uid in chunk:
+                size = sizes.get(uid, {}).get(b"RFC822.SIZE")
+                if size is None:
+                    continue  # expunged meanwhile
+                over = size > self.max_bytes
+                cost = HEADER_CAP if over else size
+                if plan and cost > budget:
+                    return plan
+                budget -= cost
+                plan.append((uid, size if over else None))
+        return plan
 
     def progress(self, mail: RawMail, session: Session) -> None:
         self.progress_batch([mail], session)

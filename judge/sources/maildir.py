@@ -3,16 +3,79 @@
 Unread mail lives in new/; acknowledging a mail moves it to cur/ with the
 "seen" flag (":2,S"), exactly what a mail reader would do, so the folder stays
 readable with ordinary tools and nothing is ever deleted.
+
+A mail over the size limit is never read whole: only its header block is
+returned, with its size (RawMail.oversize), so that the judge can answer it
+without a 50 MB mail costing hundreds of MB of memory and database.
 """
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
+from typing import BinaryIO
 
+from judge.config import Config
 from judge.sources.base import RawMail, Source
 
 _SUBDIRS = ("tmp", "new", "cur")
+DEFAULT_MAX_BYTES = Config.max_message_bytes  # [limits] max_message_bytes
+# The most of an oversize mail's header block that is kept: enough for any
+# real header, small enough that a mail of nothing but header lines is cheap.
+HEADER_CAP = 64 * 1024
+_CHUNK = 8 * 1024
+_BLANK_LINE = re.compile(rb"\r?\n\r?\n")
+# One fetch() returns at most this many times the size limit in bytes (but
+# always at least one mail): a backlog of large mails is read in steps, not
+# FETCH_LIMIT of them into memory at once.
+BATCH_LIMITS = 4
+
+
+def header_block(data: bytes) -> bytes:
+    """The header block of a mail's first bytes, through its blank line; if
+    that is not within HEADER_CAP, the complete lines within it."""
+    end = _BLANK_LINE.search(data, 0, HEADER_CAP)
+    if end is not None:
+        return data[:end.end()]
+    head = data[:HEADER_CAP]
+    cut = head.rfind(b"\n")
+    return head[:cut + 1] if cut >= 0 else head
+
+
+def read_header_block(f: BinaryIO) -> bytes:
+    """header_block() of an open file, read in small chunks up to the blank
+    line (at most HEADER_CAP bytes are read)."""
+    data = b""
+    while len(data) < HEADER_CAP:
+        chunk = f.read(min(_CHUNK, HEADER_CAP - len(data)))
+        if not chunk:
+            break
+        # Look back 3 bytes: the blank line may straddle two chunks.
+        start = max(0, len(data) - 3)
+        data += chunk
+        if _BLANK_LINE.search(data, start):
+            break
+    return header_block(data)
+
+
+def read_mail(f: BinaryIO, max_bytes: int) -> tuple[bytes, int | None]:
+    """A mail from a stream of unknown length (a pipe): (raw, None), or, past
+    max_bytes, (its header block, its size). At most max_bytes + 1 bytes are
+    held; the rest is read and counted, never kept, so that the writer sees
+    the whole mail taken."""
+    raw = f.read(max_bytes + 1)
+    if len(raw) <= max_bytes:
+        return raw, None
+    head, size = header_block(raw), len(raw)
+    del raw
+    while chunk := f.read(1 << 20):
+        size += len(chunk)
+    return head, size
+
+
+def batch_bytes(max_bytes: int) -> int:
+    return BATCH_LIMITS * max_bytes
 
 
 def ensure_maildir(path: Path) -> None:
@@ -36,14 +99,15 @@ def _fsync_dir(path: Path) -> None:
 
 
 class MaildirSource(Source):
-    def __init__(self, path: Path, name: str | None = None) -> None:
+    def __init__(self, path: Path, name: str | None = None, *, max_bytes: int = DEFAULT_MAX_BYTES) -> None:
         self.path = Path(path)
         self.name = name or f"maildir:{self.path.name}"
+        self.max_bytes = max_bytes
         ensure_maildir(self.path)
 
     def fetch(self, limit: int | None = None) -> list[RawMail]:
         new = self.path / "new"
-        entries: list[tuple[int, str]] = []
+        entries: list[tuple[int, str, int]] = []
         with os.scandir(new) as scan:
             for entry in scan:
                 # Dot files are editor/MTA leftovers, not messages (Maildir spec).
@@ -52,20 +116,35 @@ class MaildirSource(Source):
                 try:
                     if not entry.is_file():
                         continue
-                    entries.append((entry.stat().st_mtime_ns, entry.name))
+                    st = entry.stat()
                 except FileNotFoundError:
                     continue  # taken away meanwhile
+                entries.append((st.st_mtime_ns, entry.name, st.st_size))
         entries.sort()
         mails: list[RawMail] = []
-        for _, file_name in entries:
+        budget = batch_bytes(self.max_bytes)
+        for _, file_name, size in entries:
             if limit is not None and len(mails) >= limit:
                 break
+            cost = size if size <= self.max_bytes else HEADER_CAP  # an oversize mail: its header only
+            if mails and cost > budget:
+                break  # the rest waits for the next fetch
             try:
-                raw = (new / file_name).read_bytes()
+                mail = self._read(new / file_name)
             except FileNotFoundError:
                 continue
-            mails.append(RawMail(raw=raw, source=self.name, ref=file_name))
+            budget -= len(mail.raw)
+            mails.append(mail)
         return mails
+
+    def _read(self, path: Path) -> RawMail:
+        with open(path, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            if size > self.max_bytes:
+                raw, oversize = read_header_block(f), size
+            else:  # read_mail(): a file that grew since its stat is not read whole either
+                raw, oversize = read_mail(f, self.max_bytes)
+        return RawMail(raw=raw, source=self.name, ref=path.name, oversize=oversize)
 
     def ack(self, mail: RawMail) -> None:
         ref = mail.ref
