@@ -134,7 +134,7 @@ def _refusal(config: Config, row: InboundRow, mail: InboundMail) -> str | None:
     if size > config.max_message_bytes:
         return (f"your mail is {size} bytes; the judge reads mails of at most {config.max_message_bytes} bytes. "
                 "Send the commands as plain text, without attachments")
-    return getattr(mail, "refusal", None)
+    return mail.refusal
 
 
 # Built once: they run for every mail (the index of migration 0006 serves
