@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from sqlalchemy import make_url
+from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
+
 from judge.clock import Clock, SystemClock
 from judge.config import Config
 from judge.daemon import Judge
@@ -46,3 +49,41 @@ def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = T
             judge.sources.append(DiscourseSource(config.forum, WatermarkStore(judge.sessions)))
             judge.transport = CompositeTransport([DiscourseTransport(config.forum), judge.transport])
     return judge
+
+
+# SQLite faults that pass: another process holds the lock, the disk is full
+# or failing. Any other (cannot open, read-only, not a database) needs the
+# administrator.
+_SQLITE_TEMPORARY = ("SQLITE_BUSY", "SQLITE_LOCKED", "SQLITE_FULL", "SQLITE_IOERR", "SQLITE_NOMEM")
+# PostgreSQL's answers that no retry changes (libpq gives no SQLSTATE for a
+# failed connection, only its message).
+_PG_CONFIG = ("does not exist", "authentication failed", "no pg_hba.conf entry")
+
+
+def start_failure(err: BaseException, config: Config) -> tuple[bool, str] | None:
+    """(temporary, one line for the administrator) if `err`, raised while
+    the judge starts, is its environment's fault: temporary (the database
+    locked or unreachable: start again later) or the configuration's (the
+    data directory not writable, a database URL that cannot work). None for
+    anything else: a bug, whose traceback should be seen."""
+    try:
+        where = make_url(config.database_url).render_as_string(hide_password=True)
+    except ArgumentError:
+        where = "(unparsable URL)"
+    if isinstance(err, OSError):  # a folder of the data directory, a Maildir, ...
+        return False, f"cannot use {err.filename}: {err.strerror}" if err.filename else f"cannot start: {err}"
+    if isinstance(err, (ArgumentError, NoSuchModuleError)):
+        return False, f"unusable database URL {where}: {err}"
+    if not isinstance(err, DBAPIError):
+        return None
+    orig = err.orig
+    reason = (str(orig).strip().splitlines() or [type(orig).__name__])[0]
+    name = getattr(orig, "sqlite_errorname", None)
+    if name is not None:
+        temporary = name.startswith(_SQLITE_TEMPORARY)
+        hint = "" if temporary else f" (is the data directory {config.data_dir} writable?)"
+        return temporary, f"cannot use the database {where}: {reason}{hint}"
+    if not isinstance(err, OperationalError):
+        return None  # PostgreSQL refused a statement: a bug, not the environment
+    temporary = not any(text in str(orig) for text in _PG_CONFIG)
+    return temporary, f"cannot use the database {where}: {reason}"

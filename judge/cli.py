@@ -12,6 +12,7 @@ import click
 
 from judge import rng
 from judge.cli_blind import blind
+from judge.cli_moderate import unlock, unstick
 from judge.config import ConfigError, load_config
 
 EXIT_CONFIG = 2  # the systemd unit does not restart on this status
@@ -48,23 +49,30 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 def serve(ctx: click.Context, once: bool) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
     config = _config(ctx)
-    from judge.app import build_judge
+    from sqlalchemy import make_url
+
+    from judge.app import build_judge, start_failure
 
     try:
         judge = build_judge(config)
-    except OSError as err:
-        click.echo(f"judge: cannot use the data directory: {err}", err=True)
-        sys.exit(EXIT_CONFIG)
-    click.echo(f"judge: data directory {config.data_dir}")
-    click.echo(f"judge: database {config.database_url}")
-    click.echo(f"judge: reading mail from the Maildir {config.inbox_path}")
-    where = config.outbox_path if config.transport == "maildir" else f"{config.smtp.host}:{config.smtp.port}"
-    click.echo(f"judge: sending mail through {config.transport} ({where}) as {config.address}")
-    sys.stdout.flush()
-    if once:
-        click.echo(json.dumps(judge.run_once(), default=str))
-        return
-    judge.run_forever()
+        click.echo(f"judge: data directory {config.data_dir}")
+        click.echo(f"judge: database {make_url(config.database_url).render_as_string(hide_password=True)}")
+        click.echo(f"judge: reading mail from the Maildir {config.inbox_path}")
+        where = config.outbox_path if config.transport == "maildir" else f"{config.smtp.host}:{config.smtp.port}"
+        click.echo(f"judge: sending mail through {config.transport} ({where}) as {config.address}")
+        sys.stdout.flush()
+        if once:
+            click.echo(json.dumps(judge.run_once(), default=str))
+            return
+        judge.run_forever()  # its loop logs and survives faults; those at its start come here
+    except Exception as err:
+        failure = start_failure(err, config)
+        if failure is None:
+            raise  # a bug: its traceback is wanted
+        temporary, message = failure
+        # One line, and the status systemd acts on: 75 is retried, 2 is not.
+        click.echo(f"judge: {message}", err=True)
+        sys.exit(EXIT_TEMPFAIL if temporary else EXIT_CONFIG)
 
 
 @main.command()
@@ -140,7 +148,8 @@ def games(ctx: click.Context, fmt: str) -> None:
     with judge.sessions() as s:
         rows = [{"game": g.name, "method": g.method, "variant": g.variant, "state": g.state,
                  "players": len(active_players(g)), "powers": len(g.powers),
-                 "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address}
+                 "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address,
+                 "error": g.error}
                 for g in s.scalars(select(Game).order_by(Game.name))]
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
@@ -149,7 +158,9 @@ def games(ctx: click.Context, fmt: str) -> None:
         click.echo("no games")
     for r in rows:
         click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {r['players']}/{r['powers']} players  "
-                   f"deadline {r['deadline'] or '-'}  master {r['master']}")
+                   f"deadline {r['deadline'] or '-'}  master {r['master']}"
+                   + (f"\n    stuck on: {r['error'].strip().splitlines()[-1]} (judge unstick {r['game']})"
+                      if r["error"] else ""))
 
 
 @main.command()
@@ -196,6 +207,9 @@ def _event_line(e: dict) -> str:
 
 # The players' side of the blinding protocol (docs/blinding.md).
 main.add_command(blind)
+# Moderators: resume a stuck game, lift a password lock (docs/security.md).
+main.add_command(unstick)
+main.add_command(unlock)
 
 
 @main.group(invoke_without_command=True)
