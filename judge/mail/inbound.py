@@ -119,15 +119,44 @@ class InboundMail:
     # Why the judge could not read the mail, in a sentence the reply can
     # quote to its sender (a MIME structure nested too deep); None normally.
     refusal: str | None = None
+    # Did a trusted MTA vouch for the From domain? See parse_message().
+    from_authenticated: bool | None = None
 
 
-def parse_message(raw: bytes, *, own_addresses: Iterable[str] = ()) -> InboundMail:
-    """The judge's view of one raw mail. Never raises for any input bytes."""
+def parse_message(
+    raw: bytes, *, own_addresses: Iterable[str] = (), trusted_authserv_ids: Iterable[str] = ()
+) -> InboundMail:
+    """The judge's view of one raw mail. Never raises for any input bytes.
+
+    sender is the addr-spec of the one mailbox of the one From header
+    (from_address()); None when there is no From, several From headers, or a
+    From naming no mailbox or several.
+
+    from_authenticated reads the Authentication-Results headers (RFC 8601)
+    that the judge's own mail server wrote:
+      None   no Authentication-Results header whose authserv-id is in
+             trusted_authserv_ids (compared without case), or no ids given;
+      True   in the first (topmost) such header, the From domain passed DMARC
+             (dmarc=pass, with header.from equal to the From domain when
+             given), or DKIM with header.d (else the domain of header.i)
+             aligned with it, or SPF with the domain of smtp.mailfrom aligned
+             with it; aligned means equal, or one is a subdomain of the other
+             (relaxed alignment, simplified: parent and child domains, the
+             parent holding at least one dot);
+      False  otherwise (a trusted header is there but vouches for nothing,
+             or the mail has no sender).
+    Only the first trusted header counts and headers from other hosts are
+    never read: anyone can write an Authentication-Results header. This holds
+    only if the trusted server removes headers that claim its authserv-id
+    from the mail it receives, as RFC 8601 section 5 requires of it.
+    The headers are read by a linear tokenizer (no backtracking regex).
+    """
     problems: list[str] = []
     raw = bytes(raw) if not isinstance(raw, bytes) else raw
     try:
         own = _normalise_own(own_addresses)
-        return _parse(raw, own, problems)
+        trusted = frozenset(str(entry).strip().lower() for entry in trusted_authserv_ids)
+        return _parse(raw, own, problems, trusted)
     except Exception as error:  # last line of defence; each step is guarded too
         problems.append(f"parser failure: {type(error).__name__}")
         return InboundMail(
@@ -173,7 +202,7 @@ def synthetic_message_id(raw: bytes) -> str:
 # --------------------------------------------------------------------------- core
 
 
-def _parse(raw: bytes, own: frozenset[str], problems: list[str]) -> InboundMail:
+def _parse(raw: bytes, own: frozenset[str], problems: list[str], trusted: frozenset[str] = frozenset()) -> InboundMail:
     refusal: str | None = None
     try:
         msg, rich_headers = _parse_mime(raw, problems)
@@ -207,6 +236,10 @@ def _parse(raw: bytes, own: frozenset[str], problems: list[str]) -> InboundMail:
         except Exception as error:
             problems.append(f"unreadable body: {type(error).__name__}")
     auto = _guard(lambda: _auto_reason(msg, headers, sender, own), None, problems, "auto detection")
+    from_authenticated = (
+        _guard(lambda: _from_authenticated(headers, sender, trusted), False, problems, "Authentication-Results")
+        if trusted else None
+    )
     _note_defects(msg, problems)
 
     return InboundMail(
@@ -223,6 +256,7 @@ def _parse(raw: bytes, own: frozenset[str], problems: list[str]) -> InboundMail:
         # Problem texts quote bits of the mail (charset names): clean them too.
         problems=tuple(dict.fromkeys(clean_text(problem)[:200] for problem in problems)),
         refusal=refusal,
+        from_authenticated=from_authenticated,
     )
 
 
@@ -942,6 +976,130 @@ def _date(value: str | None, problems: list[str]) -> datetime | None:
         # "-0000" means "time zone unknown"; UTC is the honest reading.
         parsed = parsed.replace(tzinfo=timezone.utc)
     return parsed
+
+
+# ------------------------------------------------- Authentication-Results
+
+
+def _from_authenticated(headers: _Headers, sender: str | None, trusted: frozenset[str]) -> bool | None:
+    """InboundMail.from_authenticated; see parse_message()."""
+    for raw in headers.raw_all("Authentication-Results"):
+        tokens = _authres_tokens(_fetch_unfold(raw))
+        if not tokens or tokens[0][0] not in ("word", "quoted") or tokens[0][1].lower() not in trusted:
+            continue
+        if sender is None:
+            return False
+        from_domain = _bare_domain(sender.rpartition("@")[2])
+        return any(_vouches(resinfo, from_domain) for resinfo in _resinfos(tokens))
+    return None
+
+
+def _authres_tokens(value: str) -> list[tuple[str, str]]:
+    """("word", text), ("quoted", unquoted text), ("=", "=") and (";", ";")
+    tokens of a header value; white space and (nested) comments dropped. A
+    word is a run of anything else ("dkim/1", "header.d", "user@example.com").
+    One pass over the value."""
+    tokens: list[tuple[str, str]] = []
+    pos, end = 0, len(value)
+    word_start = -1
+    while pos < end:
+        char = value[pos]
+        if char in _AUTHRES_BREAKS:
+            if word_start >= 0:
+                tokens.append(("word", value[word_start:pos]))
+                word_start = -1
+            if char in "=;":
+                tokens.append((char, char))
+                pos += 1
+            elif char == "(":
+                depth = 0
+                while pos < end:
+                    if value[pos] == "\\":
+                        pos += 2
+                        continue
+                    if value[pos] == "(":
+                        depth += 1
+                    elif value[pos] == ")":
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    pos += 1
+                pos += 1
+            elif char == '"':
+                text: list[str] = []
+                pos += 1
+                while pos < end and value[pos] != '"':
+                    if value[pos] == "\\":
+                        pos += 1
+                    text.append(value[pos:pos + 1])
+                    pos += 1
+                tokens.append(("quoted", "".join(text)))
+                pos += 1
+            else:  # white space, a stray ")"
+                pos += 1
+        else:
+            if word_start < 0:
+                word_start = pos
+            pos += 1
+    if word_start >= 0:
+        tokens.append(("word", value[word_start:]))
+    return tokens
+
+
+_AUTHRES_BREAKS = frozenset(' \t=;()"') | frozenset(chr(code) for code in range(32)) | {"\x7f"}
+
+
+def _resinfos(tokens: list[tuple[str, str]]) -> Iterator[tuple[str, str, dict[str, str]]]:
+    """(method, result, {property: value}) of each resinfo after the
+    authserv-id: "; dkim=pass header.d=example.com header.s=sel". A resinfo
+    that breaks the name=value pattern is read up to the break."""
+    pos, end = 0, len(tokens)
+    while pos < end:
+        while pos < end and tokens[pos][0] != ";":
+            pos += 1
+        pos += 1
+        pairs: list[tuple[str, str]] = []
+        while pos + 2 < end:
+            name, equals, value = tokens[pos], tokens[pos + 1], tokens[pos + 2]
+            if name[0] != "word" or equals[0] != "=" or value[0] not in ("word", "quoted"):
+                break
+            pairs.append((name[1].lower(), value[1]))
+            pos += 3
+        if pairs:
+            method, result = pairs[0]
+            properties: dict[str, str] = {}
+            for key, value in pairs[1:]:
+                properties.setdefault(key, value)
+            yield method.partition("/")[0].strip(), result.lower(), properties
+
+
+def _vouches(resinfo: tuple[str, str, dict[str, str]], from_domain: str) -> bool:
+    method, result, properties = resinfo
+    if result != "pass" or not from_domain:
+        return False
+    if method == "dmarc":
+        header_from = properties.get("header.from")
+        return header_from is None or _bare_domain(header_from.rpartition("@")[2]) == from_domain
+    if method == "dkim":
+        signer = properties.get("header.d") or properties.get("header.i", "").rpartition("@")[2]
+        return _aligned(_bare_domain(signer), from_domain)
+    if method == "spf":
+        return _aligned(_bare_domain(properties.get("smtp.mailfrom", "").rpartition("@")[2]), from_domain)
+    return False
+
+
+def _bare_domain(domain: str) -> str:
+    return domain.strip().rstrip(".").lower()
+
+
+def _aligned(one: str, other: str) -> bool:
+    """Equal, or one a subdomain of the other (the parent with a dot in it)."""
+    if not one or not other or one.startswith("[") or other.startswith("["):
+        return False
+    if one == other:
+        return True
+    child, parent = (one, other) if len(one) > len(other) else (other, one)
+    return "." in parent and child.endswith("." + parent)
 
 
 # ---------------------------------------------------------------------------- body
