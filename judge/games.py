@@ -266,12 +266,17 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
 
 
 def display_names(game: Game) -> dict[str, str]:
-    """How results name each player: by name, with the address only where
-    two players share a name."""
+    """How results name each player: by name, with the address where two
+    players' names look alike (judge.names: the same TS#39 skeleton, case
+    ignored, so also where they are equal). Names are cleaned again here:
+    a name stored before judge.names existed may hold a line break."""
+    from judge.names import clean_name, skeleton_keys  # ICU only when results are made
+
     players = active_players(game)
-    taken = [p.name.casefold() for p in players]
-    return {p.address: p.name if taken.count(p.name.casefold()) == 1 else f"{p.name} <{p.address}>"
-            for p in players}
+    shown = {p.address: clean_name(p.name, p.address.split("@")[0]) for p in players}
+    keys = {address: skeleton_keys(name) for address, name in shown.items()}
+    alike = {a for a in keys for b in keys if a != b and keys[a] & keys[b]}
+    return {a: f"{name} <{a}>" if a in alike else name for a, name in shown.items()}
 
 
 def set_state(session: Session, game: Game, state: str, now: datetime) -> None:

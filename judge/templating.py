@@ -8,6 +8,7 @@ from typing import Any
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from judge.deadlines import format_time
+from judge.names import one_line
 from judge.resources import data_dir
 
 
@@ -17,6 +18,19 @@ def _ljust(value: Any, width: int) -> str:
 
 def _rjust(value: Any, width: int) -> str:
     return str(value).rjust(width)
+
+
+# BBCode has no escape character, so a name or free text in a forum post
+# must not hold a square bracket at all: "[url=...]" in a player's name
+# would be a link in the post, "[/table]" would end the chart. Square
+# brackets become round ones (plain text to phpBB; docs/commands.md says
+# so), and the text goes on one line, so it can neither form a tag nor
+# start a line of its own.
+_BBCODE = str.maketrans("[]", "()")
+
+
+def bbcode(value: Any) -> str:
+    return one_line(str(value)).translate(_BBCODE)
 
 
 @cache
@@ -32,6 +46,7 @@ def environment() -> Environment:
     env.filters["when"] = format_time
     env.filters["ljust"] = _ljust
     env.filters["rjust"] = _rjust
+    env.filters["bbcode"] = bbcode
     return env
 
 
