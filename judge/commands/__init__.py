@@ -13,6 +13,7 @@ from judge.commands import (  # noqa: F401  (registration by import)
     eml_signoff,
     eml_signon,
     eml_start,
+    eml_unlock,
 )
 from judge.commands.base import HANDLERS, CommandRejected, Context
 
