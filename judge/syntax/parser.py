@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import re
+import unicodedata
 from dataclasses import replace
 from functools import cache
 
-from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, LarkError, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
 from judge.resources import data_dir
 from judge.syntax import nodes
@@ -46,8 +46,10 @@ def _describe(expected: set[str]) -> str:
         if term in _EXPECTED:
             names.append(_EXPECTED[term])
         else:
-            pattern = _parser().get_terminal(term).pattern
-            value = getattr(pattern, "value", term)
+            try:
+                value = getattr(_parser().get_terminal(term).pattern, "value", term)
+            except KeyError:  # a name of lark's own, not of the grammar
+                continue
             keywords.append(value.upper() if value.isalpha() else f"'{value}'")
     if "WORD" in expected and len(keywords) > 5:
         return f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
@@ -201,43 +203,128 @@ def _secret(tok: Token) -> dict:
     return {"password": str(tok), "password_column": tok.column}
 
 
-# Lines that carry a password, for masking lines that did not parse:
-# (pattern, group that is secret). Stars of the same length keep the caret
-# of a syntax error under the right column.
-_SECRET_LINES = [
-    re.compile(r"^\s*signon\s+\S+\s+(.+?)\s*$", re.I),
-    re.compile(r"^\s*create\s+\S+\s+(\S+)", re.I),
-    re.compile(r"^\s*set\s+password\s+(.+?)\s*$", re.I),
-]
+# White space as mail clients send it: tabs, no-break spaces (U+00A0, U+202F),
+# ideographic and typographic spaces, line and paragraph separators, NEL, and
+# the byte order mark that some clients leave at the start of a line. Each is
+# replaced by one ' ' before parsing, so that columns stay true to the line as
+# sent. This is every character for which str.isspace() holds, plus U+FEFF
+# (BOM) and U+200B (zero width space), which are not white space to Python but
+# are to the person who pasted them. tests/security/test_syntax_unicode.py
+# checks the list against str.isspace().
+_SPACES = ("\t\n\x0b\x0c\r\x1c\x1d\x1e\x1f \x85\xa0\u1680" + "".join(map(chr, range(0x2000, 0x200C)))
+           + "\u2028\u2029\u202f\u205f\u3000\ufeff")
+_TO_SPACE = str.maketrans(dict.fromkeys(_SPACES, " "))
+
+MAX_LINE_LENGTH = 1000  # longer lines are refused before any regex or the grammar reads them
+_SHOWN_OF_LONG_LINE = 80  # how much of a refused long line its error shows
+
+
+def _is_space(ch: str) -> bool:
+    return ch in _SPACES
+
+
+def _skip(line: str, i: int, also: str = ":=,") -> int:
+    """The index of the first character at or after i that is neither white
+    space nor punctuation glued to a keyword ("SIGNON: ?x", "PASSWORD = y")."""
+    while i < len(line) and (line[i] in also or _is_space(line[i])):
+        i += 1
+    return i
+
+
+def _run(line: str, i: int, keep) -> int:
+    """The index just past the run of characters from i for which keep holds."""
+    while i < len(line) and keep(line[i]):
+        i += 1
+    return i
+
+
+def _secret_span(line: str) -> tuple[int, int] | None:
+    """Where the password of a password-bearing command stands, read from the
+    line's first words: no parse and no backtracking regex, one pass over the
+    line, so that it works (and is linear) on any line, above all on one that
+    did not parse. It errs on the side of masking too much:
+    SIGNON: everything after the game; CREATE: the word after the game;
+    SET PASSWORD: everything after PASSWORD."""
+    i = _run(line, 0, lambda ch: not ch.isalpha())  # blanks, and "1." or "-" of a list
+    j = _run(line, i, str.isalpha)
+    keyword = line[i:j].casefold()
+    if keyword in ("set", "setpassword"):
+        if keyword == "set":
+            i = _skip(line, j)
+            j = _run(line, i, str.isalpha)
+            if line[i:j].casefold() != "password":
+                return None
+        start, end = _skip(line, j), len(line)
+    elif keyword in ("signon", "create"):
+        i = _skip(line, j)
+        # The game token: ?game or Mgame, up to what no game name holds (lark
+        # reads "?spring:pw" as ?spring and ":pw"); a word if it holds no name.
+        j = _run(line, i, lambda ch: ch.isalnum() or ch in "?_.-")
+        if j == i:
+            j = _run(line, i, lambda ch: not _is_space(ch))
+        start = _skip(line, j)
+        end = len(line) if keyword == "signon" else _run(line, start, lambda ch: not _is_space(ch))
+    else:
+        return None
+    while end > start and _is_space(line[end - 1]):
+        end -= 1  # trailing blanks are no part of the password
+    return (start, end) if start < end else None
 
 
 def mask_secret(line: str, node: nodes.Node | None = None) -> str:
     """The line with its password replaced: '****' for a parsed command,
-    stars of the same length for a line that did not parse."""
+    stars of the same length for a line that did not parse (so that the caret
+    of a syntax error stays under the right column)."""
     if isinstance(node, nodes.Secret):
         start = node.password_column - 1
         return line[:start] + "****" + line[start + len(node.password):]
-    for pattern in _SECRET_LINES:
-        m = pattern.match(line)
-        if m:
-            return line[:m.start(1)] + "*" * (m.end(1) - m.start(1)) + line[m.end(1):]
-    return line
+    span = _secret_span(line)
+    if span is None:
+        return line
+    start, end = span
+    return line[:start] + "*" * (end - start) + line[end:]
 
 
-def parse_line(text: str, line_no: int = 1) -> nodes.Node:
-    """Parse one line (without its newline); CommandSyntaxError if it is no command."""
-    line = text.rstrip("\r\n").replace("\t", " ")  # a tab is one column: keep carets true
+def _shown(line: str) -> str:
+    """The line as an error shows it: masked, and any character that cannot
+    be printed (a control or format character, which could hide text or steer
+    a terminal) as U+FFFD, one for one, so that columns stay true."""
+    masked = mask_secret(line)
+    if masked.isprintable():
+        return masked
+    return "".join(ch if ch.isprintable() else "\ufffd" for ch in masked)
+
+
+def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH) -> nodes.Node:
+    """Parse one line (without its newline); CommandSyntaxError if it is no
+    command. Never raises anything else, and costs time linear in the line."""
+    line = text.rstrip("\r\n")
+    if len(line) > max_length:
+        # Before anything else reads it: nothing may spend time on a flood.
+        shown = _shown(line[:_SHOWN_OF_LONG_LINE].translate(_TO_SPACE))
+        raise CommandSyntaxError(
+            line_no, 1, shown + "...", f"a line of at most {max_length} characters",
+            f"This line is {len(line)} characters long; the judge reads lines of at most {max_length}. "
+            "Split it: one command per line.")
+    line = line.translate(_TO_SPACE)  # one space for one: carets stay true
+    if not line.isprintable():
+        # A control or format character left (NUL, ESC, bidi overrides, soft
+        # hyphen...): invisible in a reply, able to hide or reorder text.
+        for i, ch in enumerate(line):
+            if unicodedata.category(ch) in ("Cc", "Cf", "Cs"):
+                raise CommandSyntaxError(line_no, i + 1, _shown(line), "visible text", _invisible(ch))
     try:
         node = _parser().parse(line)
     except UnexpectedInput as err:
-        masked = mask_secret(line)
-        raise _syntax_error(err, masked, line_no, secret=masked != line) from err
-    except Exception as err:  # raised by a transformer callback during the parse
-        inner = getattr(err, "orig_exc", err)
-        if isinstance(inner, _Semantic):
-            raise CommandSyntaxError(line_no, inner.column, mask_secret(line), inner.expected,
-                                     inner.hint) from err
-        raise
+        shown = _shown(line)
+        raise _syntax_error(err, shown, line, line_no) from err
+    except _Semantic as err:  # raised by a transformer callback during the parse
+        raise CommandSyntaxError(line_no, err.column, _shown(line), err.expected, err.hint) from err
+    except LarkError as err:
+        # Any other error of lark's is still this line's fault, not the mail's:
+        # the line is refused, the rest of the mail is read.
+        raise CommandSyntaxError(line_no, 1, _shown(line), f"a command ({_COMMANDS}) or a bid like 'Austria 40'",
+                                 "The judge could not read this line.") from err
     column = len(line) - len(line.lstrip()) + 1
     if isinstance(node, nodes.Bids):
         entries = tuple(replace(e, line=line_no) for e in node.entries)
@@ -245,28 +332,48 @@ def parse_line(text: str, line_no: int = 1) -> nodes.Node:
     return replace(node, line=line_no, column=column)
 
 
-def _syntax_error(err: UnexpectedInput, line: str, line_no: int, secret: bool) -> CommandSyntaxError:
-    """The error for a line (already masked) that lark could not parse."""
+def _invisible(ch: str) -> str:
+    return f"The character U+{ord(ch):04X} (invisible, or not printable) cannot stand here; delete it."
+
+
+def _one_word(line: str, column: int) -> str:
+    """A word more for an error inside a password (as lark and _secret_span see it)."""
+    span = _secret_span(line)
+    return " A password is one word, without spaces." if span and span[0] < column <= span[1] else ""
+
+
+def _found(line: str, raw: str, column: int) -> str:
+    """What stands at column, quoted from the line as shown (masked), never
+    from lark's token: that may be a password, or the whole rest of the line."""
+    if line[column - 1] == "\ufffd" != raw[column - 1]:
+        return _invisible(raw[column - 1])  # never a password's: those are stars
+    rest = line[column - 1:].split(None, 1)
+    return f"Instead '{rest[0][:20]}'." if rest else "Instead the line ends."
+
+
+def _syntax_error(err: UnexpectedInput, line: str, raw: str, line_no: int) -> CommandSyntaxError:
+    """The error for a line that lark could not parse: `line` as shown (see
+    _shown), `raw` as parsed."""
+    end = len(line.rstrip()) + 1
+    column = getattr(err, "column", end)
+    if not isinstance(column, int) or not 1 <= column <= len(line):
+        column = end
     if isinstance(err, UnexpectedToken):
         expected = set(err.accepts or err.expected)
         if err.token.type == "$END":
-            column = len(line.rstrip()) + 1
-            found = "the line ends"
-        else:
-            column = err.column
-            # Quote the word from the (masked) line, never the raw token: the
-            # token may be a password, or the whole rest of the line.
-            rest = line[column - 1:].split()
-            found = f"'{rest[0][:20]}'" if rest else "the line ends"
-        hint = f"Instead {found}."
+            column = end
+        hint = _found(line, raw, column) if column < end else "Instead the line ends."
     elif isinstance(err, UnexpectedCharacters):
         expected = set(err.allowed or ())
-        column = err.column
-        hint = f"'{line[column - 1]}' cannot stand here."
+        ch = line[column - 1] if column <= len(line) else ""
+        hint = _invisible(raw[column - 1]) if ch == "\ufffd" != raw[column - 1] else f"'{ch}' cannot stand here."
     else:
-        expected, column, hint = set(), getattr(err, "column", 1), ""
-    if expected == {"$END"} and secret:
-        hint += " A password is one word, without spaces."
+        expected, hint = set(), ""
+    # lark's contextual lexer names the end of the line "<END-OF-FILE>", a
+    # name no terminal has (it raised KeyError in _describe).
+    expected = {"$END" if term == "<END-OF-FILE>" else term for term in expected}
+    if expected == {"$END"}:
+        hint += _one_word(raw, column)
     if not expected or expected >= {"WORD", "GAME"}:
         what = f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
     else:
