@@ -137,11 +137,18 @@ class Judge:
     def poll_sources(self) -> int:
         stored = 0
         for source in self.sources:
-            mails = source.fetch(limit=FETCH_LIMIT)
-            for i in range(0, len(mails), STORE_BATCH):
-                batch = mails[i:i + STORE_BATCH]
-                stored += self.receive_batch(source, batch)
-                source.ack_batch(batch)  # after the commit: marking on the server, moving the files
+            # A fetch stops at a byte budget (a few large mails), so a pass
+            # fetches again until FETCH_LIMIT mails or the source is empty.
+            taken = 0
+            while taken < FETCH_LIMIT:
+                mails = source.fetch(limit=FETCH_LIMIT - taken)
+                if not mails:
+                    break
+                taken += len(mails)
+                for i in range(0, len(mails), STORE_BATCH):
+                    batch = mails[i:i + STORE_BATCH]
+                    stored += self.receive_batch(source, batch)
+                    source.ack_batch(batch)  # after the commit: marking on the server, moving the files
         return stored
 
     # -- processing -----------------------------------------------------

@@ -402,7 +402,9 @@ def _no_command_reply(session: Session, config: Config, now: datetime, row: Inbo
     row.status, row.reason = "done", "no command"
     if session.scalar(_NOTICE_SINCE, {"kind": "no-command", "sender": mail.sender,
                                       "since": now - timedelta(days=1)}) is not None:
-        row.reason = "no command; its sender had the day's one reply for that already"
+        # "ignored": no reply is due, and the flood cap (which counts the
+        # mails run) is not spent on mail that runs nothing.
+        row.status, row.reason = "ignored", "no command; its sender had the day's one reply for that already"
         return
     lines = sum(1 for b in blocks if b.status == "rejected")
     subject, body = render_mail("no_command.txt.j2", lines=lines, judge_name=config.name)
