@@ -446,12 +446,14 @@ def test_a_broken_bid_line_is_shown_and_the_other_bid_lines_still_count(judge):
         judge.mail(f"{p}@example.org", f"SIGNON ?bids {p}pw\n")
     judge.mail("gm@example.org", "SIGNON Mbids gmsecret\nSTART\n")
 
-    judge.mail("p1@example.org", "SIGNON ?bids p1pw\nAustria 40, England 30\nFrance\nGermany 20\nSIGNOFF\n")
+    # A broken bid with a number in it: the mail runner quotes it with a caret
+    # (a line with no keyword and no digit is taken for prose, not quoted).
+    judge.mail("p1@example.org", "SIGNON ?bids p1pw\nAustria 40, England 30\nFrance 2O\nGermany 20\nSIGNOFF\n")
     text = judge.body(judge.last_to("p1@example.org"))
     with pytest.raises(CommandSyntaxError) as caught:
-        parse_line("France", 3)
+        parse_line("France 2O", 3)
     assert caught.value.render() + "\nNot done." in text
-    assert "expected a number of points" in text
+    assert "Instead 'O'." in text
     # the other bid lines were read, as one list, which lacks France and the rest
     assert "> Austria 40, England 30\n> Germany 20\nRejected: bid list rejected" in text
     assert "no bid on France, Italy, Russia, Turkey" in text
