@@ -8,7 +8,6 @@ from datetime import datetime, timedelta, timezone
 _DELAY = re.compile(r"^\+?\s*((?:\d+\s*[wdhm]\s*)+)$", re.I)
 _PART = re.compile(r"(\d+)\s*([wdhm])", re.I)
 _UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes"}
-_ZONE = re.compile(r"\s*(UTC|GMT|Z)$", re.I)
 
 EXAMPLES = "2026-12-01 18:00 UTC, 2026-12-01T18:00+01:00 or +48h (also +3d, +1d12h, +90m)"
 
@@ -28,7 +27,7 @@ def parse_deadline(text: str, now: datetime) -> datetime:
         if delta <= timedelta():
             raise DeadlineError(f"the delay {text!r} is zero")
         return now + delta
-    zoned = _ZONE.sub("+00:00", t)
+    zoned = _utc_suffix(t)
     try:
         when = datetime.fromisoformat(zoned.replace(" +", "+").replace(" -", "-"))
     except ValueError as err:
@@ -39,6 +38,17 @@ def parse_deadline(text: str, now: datetime) -> datetime:
     if when <= now:
         raise DeadlineError(f"{format_time(when)} is already past (it is now {format_time(now)})")
     return when
+
+
+def _utc_suffix(t: str) -> str:
+    """A trailing UTC, GMT or Z as the offset +00:00. Not a regular
+    expression: `\s*(UTC|GMT|Z)$` is tried at every blank of a run of
+    blanks, quadratic in a long line (issue 9)."""
+    upper = t.upper()
+    for zone in ("UTC", "GMT", "Z"):
+        if upper.endswith(zone):
+            return t[:len(t) - len(zone)].rstrip() + "+00:00"
+    return t
 
 
 def format_time(when: datetime | None) -> str:
