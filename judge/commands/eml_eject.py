@@ -1,17 +1,35 @@
-"""EJECT player, REPLACE player newaddress, NO PREFERENCE FOR player (master)."""
+"""EJECT player, REPLACE player newaddress, NO PREFERENCE FOR player (master).
+
+REPLACE mails the replacement a one-time token, and the seat takes no
+other password until they sign on with it (eml_signon.py): a forged SIGNON
+from the new address, sent before the real one, cannot claim the seat.
+"""
 
 from __future__ import annotations
 
+import secrets
 from email.utils import parseaddr
 
-from judge import audit
+from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import find_player, notify, standings
+from judge.games import active_players, find_player, notify, standings
+from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
 from judge.syntax import nodes
 
 
 OPEN_STATES = ("forming", "bidding", "waiting")
+
+# The token's letters: capitals and digits without look-alikes (no 0/O,
+# 1/I/L), so it survives being read aloud or copied by hand. 31^10 is about
+# 2^50 tokens; with the lockout's ten tries, guessing one is hopeless.
+TOKEN_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
+TOKEN_LENGTH = 10
+
+
+def new_token() -> str:
+    # The shell's randomness (secrets), not the game's recorded draws.
+    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
 
 
 def named_player(ctx: Context, game: Game, who: str) -> Player:
@@ -37,22 +55,30 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
 def replace(ctx: Context, node: nodes.Replace) -> str:
     game = ctx.require_master_in(OPEN_STATES, "players can only change before the auction is resolved")
     old = named_player(ctx, game, node.player)
-    _, address = parseaddr(node.new_player)
+    given, address = parseaddr(node.new_player)
     if "@" not in address:
         raise CommandRejected(f"{node.new_player!r} is not a mail address; write REPLACE {node.player} new@example.com")
     address = address.lower()
     if find_player(game, address) is not None:
         raise CommandRejected(f"{address} has been in ?{game.name} already")
+    name = clean_name(given, address.split("@")[0])
+    other = looks_like(name, [(p.name, p) for p in active_players(game) if p is not old])
+    if other is not None:
+        raise CommandRejected(f"the name {name!r} looks like that of the player {other.name!r}; give the "
+                              f"replacement another: REPLACE {node.player} Full Name <{address}>")
     old.status = "replaced"
-    new = Player(game=game, address=address, name=address.split("@")[0], password=None, status="active",
-                 joined_at=ctx.now)
+    token = new_token()
+    new = Player(game=game, address=address, name=name, status="active", joined_at=ctx.now,
+                 password=passwords.hash_password(token, ctx.config.password_cost), password_is_token=True)
     ctx.session.add(new)
     ctx.session.flush()
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=old.address, new="replaced", by=address)
     notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [old.address], game=game, player=old)
-    notify(ctx.session, ctx.config, ctx.now, "player/replacement.txt.j2", [address], game=game, old=old)
-    return f"{old.name} <{old.address}> replaced by {address}, who was asked to sign on and bid"
+    notify(ctx.session, ctx.config, ctx.now, "player/replacement.txt.j2", [address], game=game, old=old,
+           player=new, token=token)
+    return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
+            f"sign on with, and asked to bid")
 
 
 @handles(nodes.NoPreference)

@@ -14,12 +14,22 @@ from judge.variants import PowerListError, variant_powers
 @handles(nodes.SetPassword)
 def set_password(ctx: Context, node: nodes.SetPassword) -> str:
     game = ctx.require_game()
+    if ctx.acting_master and ctx.role == "player":
+        # FOR copies a player's forum post; a password would let the master
+        # sign on as the player from then on.
+        raise CommandRejected(f"the master cannot set a player's password: FOR enters only bids, NO PREFERENCE "
+                              f"and SET PREFERENCE. {ctx.require_player().name} sets their own with SET PASSWORD "
+                              f"after their own SIGNON")
     hashed = passwords.hash_password(node.password, ctx.config.password_cost)
     if ctx.role == "master":
         game.gm_password = hashed
         return f"master password of ?{game.name} changed"
     player = ctx.require_player()
     player.password = hashed
+    if player.password_is_token:
+        # A replacement's own password replaces the token REPLACE mailed them.
+        player.password_is_token = False
+        return f"your password for ?{game.name} is set; the one-time token no longer works"
     return f"your password for ?{game.name} changed"
 
 
