@@ -13,6 +13,11 @@ from judge.syntax import nodes
 def entropy(ctx: Context, node: nodes.Entropy) -> str:
     player = ctx.require_player()
     game = ctx.require_game()
+    if ctx.acting_master:
+        # ENTROPY is each player's own share of the seed: the master adding
+        # it in a player's name would make it the master's share.
+        raise CommandRejected(f"the master cannot add ENTROPY for {player.name}: FOR enters only bids, "
+                              f"NO PREFERENCE and SET PREFERENCE. Players send their own ENTROPY")
     if game.state == "resolved":
         raise CommandRejected(f"?{game.name} is resolved: its seed is fixed")
     if not node.text:
