@@ -14,7 +14,7 @@ from sqlalchemy import select, update
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge.config import Config
-from judge.store.models import InboundMessage
+from judge.store.models import InboundMessage, OutboxMessage
 
 BATCH = 500
 
@@ -38,7 +38,7 @@ def scrub_due(sessions: sessionmaker[Session], config: Config, now: datetime, li
     """Replace the raw bytes of processed mails older than the retention
     period; at most `limit` a pass, BATCH to a transaction."""
     cutoff = now - timedelta(days=config.raw_mail_retention_days)
-    done = 0
+    done = _scrub_tokens(sessions, cutoff, now)
     while done < limit:
         with sessions.begin() as s:
             rows = s.execute(select(InboundMessage.id, InboundMessage.raw)
@@ -52,3 +52,22 @@ def scrub_due(sessions: sessionmaker[Session], config: Config, now: datetime, li
             break
         done += len(rows)
     return done
+
+
+# Outbox rows whose text holds a secret (a replacement's one-time token,
+# judge/commands/eml_eject.py): the same retention applies once they left.
+SECRET_KINDS = ("token",)
+_GONE = ("sent", "failed", "unconfirmed")
+
+
+def _scrub_tokens(sessions: sessionmaker[Session], cutoff: datetime, now: datetime) -> int:
+    with sessions.begin() as s:
+        rows = s.execute(select(OutboxMessage.id, OutboxMessage.recipients, OutboxMessage.created_at)
+                         .where(OutboxMessage.kind.in_(SECRET_KINDS), OutboxMessage.status.in_(_GONE),
+                                OutboxMessage.created_at < cutoff)).all()
+        for row_id, recipients, created in rows:
+            note = (f"X-Judge-Scrubbed: {now.isoformat()}\n\nThe one-time token mailed to {', '.join(recipients)} "
+                    f"on {created.isoformat()} was removed after the retention period.\n")
+            s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
+                      .values(raw=note.encode(), kind="token-scrubbed"))
+    return len(rows)

@@ -75,8 +75,10 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=old.address, new="replaced", by=address)
     notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [old.address], game=game, player=old)
+    # kind "token": the raw-mail retention clears this mail's text later
+    # (judge.retention), so the token is not kept in the outbox for ever.
     notify(ctx.session, ctx.config, ctx.now, "player/replacement.txt.j2", [address], game=game, old=old,
-           player=new, token=token)
+           player=new, token=token, kind="token")
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
             f"sign on with, and asked to bid")
 

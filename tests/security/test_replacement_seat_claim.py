@@ -16,7 +16,7 @@ from sqlalchemy import select
 
 from judge import passwords
 from judge.games import find_game
-from judge.store.models import Event, OutboxMessage, Submission
+from judge.store.models import InboundMessage, Event, OutboxMessage, Submission
 
 GM = "gm@example.test"
 NEW = "new@example.test"
@@ -35,7 +35,7 @@ def _token(h) -> str:
     """The token of the replacement's invitation."""
     reply = h.body(h.last_to(GM))
     assert f"replaced by {NEW} (Nina New), who was mailed a one-time token" in reply
-    invitation = h.body(h.sent_to_kind(NEW, "notice")[0])
+    invitation = h.body(h.sent_to_kind(NEW, "token")[0])
     token = re.search(r"^SIGNON \?g (\S+)$", invitation, re.M).group(1)
     from judge.commands.eml_eject import TOKEN_ALPHABET, TOKEN_LENGTH
 
@@ -86,6 +86,13 @@ def test_replacement_seat_claimed_by_a_forged_signon(harness):
         assert token not in str([e.data for e in s.scalars(select(Event))])
         mails = [r.raw for r in s.scalars(select(OutboxMessage)) if token.encode() in r.raw]
     assert len(mails) == 1 and b"you are asked to join as a replacement" in mails[0]
+    # Past the raw-mail retention, not even there (nor in the raw mails that
+    # signed on with it).
+    h.clock.advance(days=h.config.raw_mail_retention_days + 1)
+    h.run()
+    with h.judge.sessions() as s:
+        stored = [r.raw for r in s.scalars(select(OutboxMessage))] + [r.raw for r in s.scalars(select(InboundMessage))]
+    assert not [r for r in stored if token.encode() in r.upper()]
 
 
 def test_replacement_token_guesses_are_counted_by_the_lockout(harness):
