@@ -524,6 +524,12 @@ def _glued(raw: bytes) -> bytes | None:
 def compare(raw: bytes, label: str = "") -> InboundMail:
     new = parse_message(raw, own_addresses=OWN)
     ref = reference_parse(raw, own_addresses=OWN)
+    if "parser failure: RecursionError" in ref.problems:
+        # The old parser could not read this mail at all (MIME nested ~1,000
+        # deep); the new one stops at the depth limit and answers it, with the
+        # real headers: tests/security/test_inbound_depth.py.
+        assert new.refusal is not None and new.text == "" and new.size == ref.size, (label, new)
+        return new
     skip: dict[str, str] = {}
     if _SPLIT_NAME.search(_first_raw_from(raw)) and new.sender_name != ref.sender_name:
         skip["sender_name"] = "white space between encoded words in the display name (intended)"

@@ -142,6 +142,10 @@ def corpus() -> list[Case]:
                                         content_type='multipart/mixed; boundary="n49"'), "answered")
     add("nested_multipart_400", raw_mail("nested_multipart_400", _nested(400, inner).split(CRLF + CRLF, 1)[1],
                                          content_type='multipart/mixed; boundary="n399"'), "answered")
+    # ~1,000 levels made the email package's parser raise RecursionError: the
+    # mail lost its sender and was quarantined without a reply.
+    add("nested_multipart_1000", raw_mail("nested_multipart_1000", _nested(1000, inner).split(CRLF + CRLF, 1)[1],
+                                          content_type='multipart/mixed; boundary="n999"'), "answered")
     add("many_parts_1000", multipart("many_parts_1000", [("text/x-junk", f"part {i}") for i in range(1000)]
                                      + [("text/plain", "LIST")]), "answered")
     add("unknown_charset", raw_mail("unknown_charset", b"LIST\r\n\xe9t\xe9", content_type="text/plain; charset=x-klingon"),
@@ -250,6 +254,17 @@ def corpus() -> list[Case]:
     add("from_without_at", raw_mail("from_without_at", "LIST", sender="Just A Name"), "quarantined")
     add("from_empty", raw_mail("from_empty", "LIST", sender=" "), "quarantined")
     add("from_two_ats", raw_mail("from_two_ats", "LIST", sender="a@b@players.test"), "quarantined")
+    # Forged senders (tests/security/test_inbound_sender.py): one From, one
+    # mailbox, its addr-spec alone, or nobody.
+    add("from_two_headers", raw_mail("from_two_headers", "LIST", headers=[("From", GM)]), "quarantined")
+    add("from_address_list", raw_mail("from_address_list", "LIST", sender=f"{addr('from_address_list')}, {GM}"),
+        "quarantined")
+    add("from_empty_group", raw_mail("from_empty_group", "LIST", sender="undisclosed-recipients:;"), "quarantined")
+    add("from_encoded_word_forgery", raw_mail("from_encoded_word_forgery", "LIST",
+                                              sender=f"=?utf-8?q?{GM}=0A?= <{addr('from_encoded_word_forgery')}>"),
+        "answered")
+    add("from_display_name_address", raw_mail("from_display_name_address", "LIST",
+                                              sender=f"{GM} <{addr('from_display_name_address')}>"), "answered")
     add("no_headers", b"LIST\r\nHELP\r\nthis mail has no header at all\r\n", "quarantined")
     add("empty_file", b"", "quarantined")
     add("random_bytes", bytes(rng.randrange(256) for _ in range(4096)), "quarantined")
