@@ -901,7 +901,15 @@ def _sender(headers: _Headers, problems: list[str]) -> tuple[str | None, str]:
     if len(raw_values) > 1:
         problems.append("several From headers")
         return None, ""
-    address, problem = from_address(raw_values[0])
+    raw = raw_values[0]
+    found = headers.plain_address(raw)
+    if found is not None and raw.count("@") == 1 and not _FROM_SPECIALS.search(raw):
+        # The fast path's `address` or `Words <address>` (atoms and encoded
+        # words, no quotes): with no special character but the one "@" the
+        # strict reader sees the same tokens and finds the same address.
+        address, problem = found[1], None
+    else:
+        address, problem = from_address(raw)
     if address is None or not _valid_address(address):
         problems.append(problem or "no usable From")
         return None, ""
@@ -925,6 +933,7 @@ def _sender(headers: _Headers, problems: list[str]) -> tuple[str | None, str]:
 # phrase, never in an addr-spec), so it can only ever be part of a display
 # name, or of a literal local part that names nobody else.
 
+_FROM_SPECIALS = re.compile(r'[(),;:\\"\[\]]')  # the specials but ".", "@" and an angle-addr's "<>"
 _FROM_TOKEN = re.compile(
     r"(?P<wsp>[ \t]+)"
     # atext, and any non-ASCII character (RFC 6532; 8-bit bytes are surrogate escapes here)
