@@ -23,6 +23,20 @@ mail is parsed again with `policy.default`, because that policy reads those
 headers slightly differently and might cut the parts elsewhere.
 The one intended difference: see _fast_phrase (white space between two
 encoded words in a display name).
+
+Identity: the sender is not the registry's reading but the addr-spec of the
+one mailbox of the one From header, read strictly as RFC 5322 writes it
+(from_address()): no address out of a display name, a comment or a decoded
+encoded word, no lenient guess; several From headers or mailboxes give none.
+
+Cost: linear in the size of the mail, whatever its shape. The email
+package's slow spots are kept away: its parser stops at the first MIME part
+nested deeper than _MAX_MIME_DEPTH (the mail is then answered with
+InboundMail.refusal), its MIME parameter split is replaced by a one-pass
+one, and its header registry and decode_header(), quadratic in a header's
+length, only see values of up to _MAX_REGISTRY_CHARS (longer ones are
+decoded by hand) and MIME headers of up to _MAX_RICH_MIME_CHARS in all.
+tests/security/test_inbound_linear_time.py holds the shapes that were not.
 """
 
 from __future__ import annotations
@@ -198,7 +212,8 @@ class InboundMail:
 def parse_message(
     raw: bytes, *, own_addresses: Iterable[str] = (), trusted_authserv_ids: Iterable[str] = ()
 ) -> InboundMail:
-    """The judge's view of one raw mail. Never raises for any input bytes.
+    """The judge's view of one raw mail. Never raises for any input bytes;
+    takes time linear in its length.
 
     sender is the addr-spec of the one mailbox of the one From header
     (from_address()); None when there is no From, several From headers, or a
@@ -222,6 +237,10 @@ def parse_message(
     only if the trusted server removes headers that claim its authserv-id
     from the mail it receives, as RFC 8601 section 5 requires of it.
     The headers are read by a linear tokenizer (no backtracking regex).
+
+    refusal is a sentence for the reply when the judge could not read the
+    mail's text (MIME nested deeper than _MAX_MIME_DEPTH); text is then "",
+    and sender, Subject and Message-ID are still read from the header block.
     """
     problems: list[str] = []
     raw = bytes(raw) if not isinstance(raw, bytes) else raw
