@@ -31,6 +31,7 @@ REPLY_CONTAINS: dict[str, list[str]] = {
     "plain_control": ["CREATE ?game password"],
     "html_only": ["?bad"],
     "nested_multipart_50": ["?bad"],
+    "nested_multipart_1000": ["nested more than 50 deep"],  # InboundMail.refusal
     "unknown_charset": ["?bad"],
     "attachment_20mb": ["the judge reads mails of at most"],
     "forged_from_wrong_password": ["wrong master password for ?bad", "line(s) after this point were not read"],
