@@ -41,7 +41,7 @@ def parse_deadline(text: str, now: datetime) -> datetime:
 
 
 def _utc_suffix(t: str) -> str:
-    """A trailing UTC, GMT or Z as the offset +00:00. Not a regular
+    r"""A trailing UTC, GMT or Z as the offset +00:00. Not a regular
     expression: `\s*(UTC|GMT|Z)$` is tried at every blank of a run of
     blanks, quadratic in a long line (issue 9)."""
     upper = t.upper()

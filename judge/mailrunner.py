@@ -81,13 +81,13 @@ def process_inbound(session: Session, config: Config, now: datetime, row: Inboun
 
 
 def _process(session: Session, config: Config, now: datetime, row: InboundRow) -> None:
-    mail = parse_message(row.raw, own_addresses=[config.address])  # TEMP until inbound lands
+    mail = parse_message(row.raw, own_addresses=[config.address], trusted_authserv_ids=config.trusted_authserv_ids)
     row.sender = mail.sender
     row.subject = mask_secret(mail.subject[:500])  # never a password in a column kept past the raw mail
     audit.record(session, now, "inbound", inbound_id=row.id, message_id=row.message_id, sender=mail.sender,
                  subject=row.subject, source=row.source)
     row.processed_at = now
-    if config.require_authenticated_from and getattr(mail, "from_authenticated", None) is not True:
+    if config.require_authenticated_from and mail.from_authenticated is not True:
         # The receiving MTA did not vouch for the From domain (DKIM, SPF,
         # DMARC): a forged sender gets neither action nor reply.
         row.status, row.reason = "ignored", "From not authenticated by a trusted Authentication-Results header"

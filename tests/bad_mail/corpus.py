@@ -46,7 +46,7 @@ REPLY_CONTAINS: dict[str, list[str]] = {
     "rtl_and_emoji": ["game ?rtl created"],
     "forwarded_commands_only": ["your mail held no commands"],
     "nul_bytes": ["?bad"],
-    "command_100kb": ["A password is one word"],
+    "command_100kb": ["lines of at most 1000"],
     "calendar_invite": ["?bad"],
 }
 REPLY_LACKS: dict[str, list[str]] = {
