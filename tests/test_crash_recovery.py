@@ -190,9 +190,13 @@ def test_sigkill_storm_loses_nothing_and_processes_everything_once(tmp_path: Pat
         received = collections.Counter(
             str(email.message_from_bytes(m.raw, policy=email.policy.default)["Message-ID"]).strip()
             for m in list(server.messages))
-        wanted = {m for _, m, _, _ in outbox}
+        # A "sent" row reached the server. An "unconfirmed" one may not have:
+        # a kill between its commit point and the final dot leaves it so (a
+        # rare window, met about once in ten runs), and that is exactly why
+        # it waits for the operator instead of being sent again.
+        wanted = {m for _, m, s, _ in outbox if s == "sent"}
         assert wanted <= set(received), f"{len(wanted - set(received))} replies never reached the server"
-        assert set(received) <= wanted
+        assert set(received) <= {m for _, m, _, _ in outbox}
         dups = {m: n for m, n in received.items() if n > 1}
         retried = sum(1 for *_, a in outbox if a > 1)
         print(f"SMTP server: {sum(received.values())} messages, {len(received)} distinct, "
