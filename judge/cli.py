@@ -90,12 +90,17 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
     try:
         judge = build_judge(config)
         stored = judge.receive(raw, "deliver", oversize=oversize)
-        if not no_process:
-            judge.process_pending()
-            judge.run_once()
     except Exception as err:  # the MTA must keep the mail and try again
         click.echo(f"judge: temporary failure, mail not taken: {err}", err=True)
         sys.exit(EXIT_TEMPFAIL)
+    if not no_process:
+        # The mail is stored (committed): whatever running it meets now, it
+        # is taken, and the daemon's next pass runs what is left. Exit 75
+        # here would only make the MTA offer it again (and bounce it).
+        try:
+            judge.run_once()
+        except Exception as err:
+            click.echo(f"judge: mail stored; running it failed for now ({err}); the daemon will", err=True)
     if not stored:
         click.echo("judge: duplicate Message-ID, not processed again")
     else:

@@ -54,6 +54,9 @@ class Config:
     # nJudge's lines are short; a longer line is refused before any regular
     # expression or the grammar reads it (no input costs more than linear time).
     max_line_length: int = 1000
+    # Lines the judge reads in one mail (a bid list is one line a power):
+    # bounds a mail's cost by its lines, not only its bytes.
+    max_commands_per_mail: int = 500
     # Raw mail (passwords and all) is kept this long, then replaced by the
     # masked text of the commands (docs/security.md).
     raw_mail_retention_days: float = 30.0
@@ -87,7 +90,8 @@ _KNOWN = {
               "include_private_messages", "start_id", "fallback_topic", "timeout"},
     "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
     "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
-    "limits": {"max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "raw_mail_retention_days",
+    "limits": {"max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "max_commands_per_mail",
+               "raw_mail_retention_days",
                "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
     "auth": {"trusted_authserv_ids", "require_authenticated_from"},
     "variants": None,
@@ -223,7 +227,8 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         except PowerListError as err:
             raise ConfigError(f"[variants.{vname}] powers: {err}") from err
     limits = raw.get("limits", {})
-    for key in ("max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "password_backoff_after",
+    for key in ("max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "max_commands_per_mail",
+                "password_backoff_after",
                 "password_lock_after"):
         if key in limits and isinstance(limits[key], int) and limits[key] < 1:
             raise ConfigError(f"[limits] {key}: at least 1, not {limits[key]}")
@@ -262,6 +267,7 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         max_message_bytes=_get(limits, "limits", "max_message_bytes", int, 10_240_000),
         max_mails_per_sender_per_hour=_get(limits, "limits", "max_mails_per_sender_per_hour", int, 60),
         max_line_length=_get(limits, "limits", "max_line_length", int, 1000),
+        max_commands_per_mail=_get(limits, "limits", "max_commands_per_mail", int, 500),
         raw_mail_retention_days=float(_get(limits, "limits", "raw_mail_retention_days", (int, float), 30.0)),
         password_backoff_after=_get(limits, "limits", "password_backoff_after", int, 3),
         password_backoff_seconds=float(_get(limits, "limits", "password_backoff_seconds", (int, float), 60.0)),

@@ -191,19 +191,27 @@ class Judge:
         return len(rows)
 
     def _quarantine(self, row_id: int, error: str) -> None:
-        """A bug met this mail: keep it, tell the sender, never crash."""
+        """A bug met this mail: keep it, tell the sender, never crash. The
+        status is written first, on its own: whatever the reply meets, the
+        mail is out of the queue (a mail left 'new' would be run first on
+        every pass and hold up all the mail behind it)."""
         log.error("mail %s quarantined:\n%s", row_id, error)
         now = self.clock.now()
         with self.sessions.begin() as s:
             row = s.get(InboundMessage, row_id)
             row.status, row.reason, row.processed_at = "quarantined", error[-4000:], now
-            mail = parse_message(row.raw, own_addresses=[self.config.address])
-            row.sender, row.subject = mail.sender, mask_secret(mail.subject[:500])
-            if mail.sender and not mail.auto:
-                # To the From address only (no backscatter through Reply-To).
-                subject, body = render_mail("quarantined.txt.j2", mail=mail, judge_name=self.config.name)
-                queue_mail(s, self.config, now, to=[mail.sender], subject=subject, body=body, kind="reply",
-                           inbound_id=row.id, in_reply_to=mail.message_id)
+        try:
+            with self.sessions.begin() as s:
+                row = s.get(InboundMessage, row_id)
+                mail = parse_message(row.raw, own_addresses=[self.config.address])
+                row.sender, row.subject = mail.sender, mask_secret(mail.subject[:500])
+                if mail.sender and not mail.auto:
+                    # To the From address only (no backscatter through Reply-To).
+                    subject, body = render_mail("quarantined.txt.j2", mail=mail, judge_name=self.config.name)
+                    queue_mail(s, self.config, now, to=[mail.sender], subject=subject, body=body, kind="reply",
+                               inbound_id=row.id, in_reply_to=mail.message_id)
+        except Exception:
+            log.exception("mail %s: no apology could be queued either", row_id)
 
     # -- the loop -------------------------------------------------------
     def run_once(self) -> dict[str, object]:

@@ -40,6 +40,7 @@ class Block:
     rendered_error: str | None = None
     notes: list[str] = field(default_factory=list)
     prose: bool = False  # a line that was no command and not meant as one: not quoted
+    always: bool = False  # a note about the whole mail: shown even when the reply is cut short
 
 
 @dataclass
@@ -232,8 +233,10 @@ def _judge_protocol_only(text: str, config: Config) -> bool:
 def run_lines(ctx: Context, text: str) -> list[Block]:
     blocks: list[Block] = []
     bid_block: Block | None = None
-    quoted = 0
+    quoted = read = 0
+    shown_once: dict[tuple, int] = {}
     lines = text.split("\n")
+    limit = ctx.config.max_commands_per_mail
     for number, line in enumerate(lines, 1):
         stripped = line.strip()
         if ctx.stop:
@@ -249,6 +252,14 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         if line.rstrip() in ("--", "-- "):
             ctx.stop = True  # a signature follows
             continue
+        read += 1
+        if read > limit:
+            # A mail's cost is bounded by its lines, not only its bytes:
+            # 5,000 LIST lines held the daemon for seconds.
+            rest = sum(1 for l in lines[number - 1:] if l.strip())
+            blocks.append(Block([], "ignored", f"{rest} line(s) from line {number} on were not read: the judge "
+                                               f"reads at most {limit} lines a mail", always=True))
+            break
         try:
             node = parse_line(line, number, max_length=ctx.config.max_line_length)
         except CommandSyntaxError as err:
@@ -275,6 +286,14 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             _finish_submission(ctx, bid_block)
             bid_block = None
         shown = mask_secret(line, node)
+        if isinstance(node, (nodes.ListGame, nodes.Help)):
+            # Read-only and the same every time: run once a mail (a mail of
+            # HELP lines made a reply of 400 KB, to a forged From).
+            key = (type(node), getattr(node, "game", None) or (ctx.game.id if ctx.game else None))
+            if key in shown_once:
+                blocks.append(Block([(number, shown)], "ignored", f"the same as line {shown_once[key]}"))
+                continue
+            shown_once[key] = number
         try:
             message = HANDLERS[type(node)](ctx, node)
         except CommandRejected as err:
@@ -363,6 +382,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
 # accepts, whatever was sent: long lines are cut, and past a number of
 # entries the rest is summed up.
 MAX_REPLY_BLOCKS = 200
+MAX_REPLY_CHARS = 60_000  # then the rest is summed up too
 MAX_ECHO = 300
 
 
@@ -371,19 +391,27 @@ def _short(text: str, limit: int = MAX_ECHO) -> str:
 
 
 def _bounded(blocks: list[Block]) -> list[Block]:
+    notes = [b for b in blocks if b.always]
+    blocks = [b for b in blocks if not b.always]
     out = []
+    size = 0
     for b in blocks[:MAX_REPLY_BLOCKS]:
+        if size > MAX_REPLY_CHARS:
+            break
         lines = [(n, _short(t)) for n, t in b.lines[:MAX_REPLY_BLOCKS]]
         if len(b.lines) > MAX_REPLY_BLOCKS:
             lines.append((0, f"... and {len(b.lines) - MAX_REPLY_BLOCKS} more lines"))
-        out.append(Block(lines, b.status, _short(b.message, 2000),
-                         _short(b.rendered_error, 2000) if b.rendered_error else None,
-                         [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]], b.prose))
-    if len(blocks) > MAX_REPLY_BLOCKS:
-        rejected = sum(1 for b in blocks[MAX_REPLY_BLOCKS:] if b.status == "rejected")
-        out.append(Block([], "ignored", f"{len(blocks) - MAX_REPLY_BLOCKS} more entries not shown "
+        block = Block(lines, b.status, _short(b.message, 2000),
+                      _short(b.rendered_error, 2000) if b.rendered_error else None,
+                      [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]], b.prose)
+        size += (len(block.message) + len(block.rendered_error or "") + sum(len(t) for _, t in lines)
+                 + sum(len(x) for x in block.notes))
+        out.append(block)
+    if len(out) < len(blocks):
+        rejected = sum(1 for b in blocks[len(out):] if b.status == "rejected")
+        out.append(Block([], "ignored", f"{len(blocks) - len(out)} more entries not shown "
                                         f"({rejected} of them rejected); send fewer lines per mail"))
-    return out
+    return out + notes
 
 
 def _reply(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail,

@@ -900,7 +900,10 @@ def _message_id(value: str | None) -> str | None:
 
 
 def _valid_address(address: str | None) -> bool:
-    if not address or len(address) > 254:
+    # ASCII only: the judge answers through plain SMTP (no SMTPUTF8), and an
+    # address it cannot write a reply to must not become the sender (a
+    # fuzzed 8-bit From once made every reply, and the quarantine's, fail).
+    if not address or len(address) > 254 or not address.isascii():
         return False
     local, at, domain = address.rpartition("@")
     return bool(at and local and domain and "@" not in domain and not re.search(r"[\s<>,;]", address))
