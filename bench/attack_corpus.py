@@ -80,6 +80,7 @@ sys.path.insert(0, str(ROOT))
 
 from sqlalchemy import create_engine, func, select, text, update  # noqa: E402
 
+from bench.scratch import scratch_postgresql  # noqa: E402
 from judge.store.models import Game, InboundMessage, OutboxMessage  # noqa: E402
 from tests.security.attack_mails import G, JUDGE, VICTIM, Mail, Phase, build  # noqa: E402
 
@@ -109,21 +110,6 @@ def write_config(folder: Path, database: str | None) -> Path:
         lines.append(f'database = "{database}"')
     cfg.write_text("\n".join(lines) + "\n")
     return cfg
-
-
-@contextlib.contextmanager
-def scratch_postgresql(admin_url: str, suffix: str):
-    """A fresh PostgreSQL database for one run, dropped afterwards."""
-    name = f"judge_attack_{os.getpid()}_{suffix}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def engine_for(url: str):
@@ -947,7 +933,7 @@ def main() -> int:
     try:
         urls = {}
         for mode in ("serve", "deliver"):
-            urls[mode] = stack.enter_context(scratch_postgresql(args.postgresql, mode)) if args.postgresql else None
+            urls[mode] = stack.enter_context(scratch_postgresql(args.postgresql, "judge_attack", mode)) if args.postgresql else None
 
         def go(mode: str) -> None:
             try:

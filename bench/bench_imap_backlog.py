@@ -57,6 +57,7 @@ from judge.mail.inbound import parse_message  # noqa: E402
 from judge.mailrunner import command_lines  # noqa: E402
 from judge.sources.imap import ImapSettings, ImapSource  # noqa: E402
 from judge.sources.watermark import WatermarkStore  # noqa: E402
+from bench.scratch import scratch_postgresql  # noqa: E402
 from judge.store.models import InboundMessage, OutboxMessage  # noqa: E402
 from tests.conftest_mail import MailRig, start_mailrig  # noqa: E402
 from tests.harness import Harness, make_mail  # noqa: E402
@@ -164,21 +165,6 @@ def baseline(rig: MailRig) -> tuple[float, int, int]:
     finally:
         c.logout()
     return perf_counter() - t0, got, nbytes
-
-
-@contextlib.contextmanager
-def scratch_postgresql(admin_url: str):
-    """A fresh PostgreSQL database for the run, dropped afterwards."""
-    name = f"judge_bench_{os.getpid()}"
-    admin = create_engine(admin_url, isolation_level="AUTOCOMMIT")
-    with admin.connect() as c:
-        c.execute(text(f'CREATE DATABASE "{name}"'))
-    try:
-        yield admin_url.rsplit("/", 1)[0] + "/" + name
-    finally:
-        with admin.connect() as c:
-            c.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 # -- the pure part alone ----------------------------------------------------

@@ -21,12 +21,13 @@ from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import counting_submission, effective_params, is_auction, newer_submission, power_list
+from judge.games import counting_submission, effective_params, is_auction, power_list
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
 from judge.submission import check
 from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
+from judge.syntax.parser import MAX_LINE_LENGTH
 from judge.templating import render_mail
 
 
@@ -149,6 +150,14 @@ _NOTICE_SINCE = (select(OutboxMessage.id).join(InboundMessage, OutboxMessage.inb
                         OutboxMessage.created_at >= bindparam("since")).limit(1))
 
 
+NO_COMMAND = "no command"
+# The day's one reply to a mail without commands: that mail's row says so
+# (on the sender index; the batch's earlier rows are written already).
+_ANSWERED_NO_COMMAND_SINCE = select(_T.c.id).where(
+    _T.c.sender == bindparam("sender"), _T.c.processed_at >= bindparam("since"), _T.c.status == "done",
+    _T.c.reason == NO_COMMAND).limit(1)
+
+
 def _flooding(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail) -> bool:
     """Past the hourly cap of its sender, a mail is kept but not run; the
     sender gets at most one short notice an hour.
@@ -202,7 +211,8 @@ def _carries_right_password(session: Session, config: Config, now: datetime, mai
     return False
 
 
-def command_lines(text: str, max_length: int) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
+def command_lines(text: str, max_length: int = MAX_LINE_LENGTH
+                  ) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
     """(line number, line, its node or syntax error) for each command line:
     blank and quoted lines skipped, up to a signature ("-- ") or SIGNOFF."""
     for number, line in enumerate(text.split("\n"), 1):
@@ -339,10 +349,13 @@ def _finish_submission(ctx: Context, block: Block) -> None:
                                   "bids are closed")
         if game.state != "bidding":
             raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
-        newer = newer_submission(ctx.session, game, player, ctx.sent_at)
-        if newer is not None:
+        standing = counting_submission(ctx.session, game, player)
+        if standing is not None and standing.submitted_at is not None and standing.submitted_at > ctx.sent_at:
+            # A replayed old mail (or one that arrived late) must not revert
+            # a later list. Only the standing list matters: a newer invalid
+            # list replaced nothing.
             raise CommandRejected(f"this mail was sent {format_time(ctx.sent_at)}, before your list of "
-                                  f"{format_time(newer.submitted_at)}, which stands: an older mail never "
+                                  f"{format_time(standing.submitted_at)}, which stands: an older mail never "
                                   f"replaces a newer one")
     except CommandRejected as err:
         block.status, block.message = "rejected", str(err)
@@ -350,7 +363,6 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         return
     powers, params = power_list(game), effective_params(game)
     checked = check(parts, powers, params)
-    standing = counting_submission(ctx.session, game, player)
     sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
                      submitted_at=ctx.sent_at, text=text, valid=checked.ok,
                      bids=checked.bids.as_json() if checked.ok and checked.bids else None,
@@ -427,9 +439,9 @@ def _no_command_reply(session: Session, config: Config, now: datetime, row: Inbo
     """A mail with no command gets at most one short reply a day per
     address, quoting nothing: spam with a forged sender costs its victim
     one small mail a day, not one per spam."""
-    row.status, row.reason = "done", "no command"
-    if session.scalar(_NOTICE_SINCE, {"kind": "no-command", "sender": mail.sender,
-                                      "since": now - timedelta(days=1)}) is not None:
+    row.status, row.reason = "done", NO_COMMAND
+    if session.connection().scalar(_ANSWERED_NO_COMMAND_SINCE, {"sender": mail.sender,
+                                                                "since": now - timedelta(days=1)}) is not None:
         # "ignored": no reply is due, and the flood cap (which counts the
         # mails run) is not spent on mail that runs nothing.
         row.status, row.reason = "ignored", "no command; its sender had the day's one reply for that already"

@@ -109,7 +109,7 @@ class OutboxMessage(Base):
     next_attempt_at: Mapped[datetime] = mapped_column(UTCDateTime)
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
-    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"))
+    inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), index=True)
 
 
 class Game(Base):

@@ -22,6 +22,8 @@ def upgrade() -> None:
         batch_op.add_column(sa.Column('oversize', sa.BigInteger(), nullable=True))
         batch_op.drop_constraint('uq_inbound_messages_message_id', type_='unique')
         batch_op.create_unique_constraint('uq_inbound_messages_message_id_from_key', ['message_id', 'from_key'])
+    # The flood notice looks up replies by their inbound mail.
+    op.create_index('ix_outbox_inbound_id', 'outbox', ['inbound_id'], unique=False)
     with op.batch_alter_table('games', schema=None) as batch_op:
         batch_op.add_column(sa.Column('error', sa.Text(), nullable=True))
         batch_op.add_column(sa.Column('stuck_from', sa.String(length=20), nullable=True))
@@ -40,6 +42,7 @@ def upgrade() -> None:
 
 
 def downgrade() -> None:
+    op.drop_index('ix_outbox_inbound_id', table_name='outbox')
     with op.batch_alter_table('submissions', schema=None) as batch_op:
         batch_op.drop_column('submitted_at')
     with op.batch_alter_table('players', schema=None) as batch_op:
