@@ -187,7 +187,10 @@ def _ref_message_id(value: str | None) -> str | None:
 
 
 def _ref_valid_address(address: str | None) -> bool:
-    if not address or len(address) > 254:
+    # Changed on purpose with the sender rule (issue 9, found by
+    # bench/attack_corpus.py): an address of 8-bit characters (RFC 6532)
+    # is one the judge cannot answer without SMTPUTF8, so it names no sender.
+    if not address or len(address) > 254 or not address.isascii():
         return False
     local, at, domain = address.rpartition("@")
     return bool(at and local and domain and "@" not in domain and not re.search(r"[\s<>,;]", address))

@@ -121,11 +121,19 @@ def test_no_from_header() -> None:
     ('"anna"@example.com', "anna@example.com", "anna"),
     ("a..b@docomo.example", "a..b@docomo.example", "a..b"),
     ("anna@[192.0.2.1]", "anna@[192.0.2.1]", "anna"),
-    ("Zoë <zoë@exämple.se>", "zoë@exämple.se", "Zoë"),               # RFC 6532
 ])
 def test_ordinary_from_shapes_still_name_their_sender(value: str, sender: str, name: str) -> None:
     result = parse_message(mail(value))
     assert (result.sender, result.sender_name) == (sender, name)
+
+
+def test_an_address_the_judge_cannot_answer_is_no_sender() -> None:
+    """RFC 6532 addresses (8-bit characters) need SMTPUTF8, which the judge
+    does not speak: a fuzzed `From: \xcdx@b.test` once became a sender no
+    reply could be written to, and held up all mail (bench/attack_corpus.py).
+    Such a mail names no sender: it is kept and not run."""
+    result = parse_message(mail("Zoë <zoë@exämple.se>"))
+    assert result.sender is None and "no usable From" in result.problems
 
 
 def test_from_address_never_raises_and_is_linear_on_junk() -> None:
