@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from tests.bad_mail import corpus as bad_mail
-from tests.bad_mail.corpus import CRLF, raw_mail
+from tests.bad_mail.corpus import CRLF, _nested, raw_mail
 
 ROOT = Path(__file__).resolve().parents[2]
 JUDGE = bad_mail.JUDGE
@@ -365,15 +365,6 @@ def big_mail(size: int, sender: str, message_id: str) -> bytes:
             b"Content-Transfer-Encoding: base64\r\n\r\n"
     line = b"QUJDREVGR0hJSktMTU5PUFFSU1RVVldYWVphYmNkZWZnaGlqa2xtbm9wcXJzdHV2d3h5ejAx\r\n"
     return head + line * ((size - len(head)) // len(line) + 1) + b"--big--\r\n"
-
-
-def _nested(depth: int, inner: bytes) -> bytes:
-    body = inner
-    for level in range(depth):
-        b = f"n{level}".encode()
-        body = (b'Content-Type: multipart/mixed; boundary="' + b + b'"\r\n\r\n--' + b + CRLF + body + CRLF
-                + b"--" + b + b"--")
-    return body
 
 
 def _rfc822_nested(depth: int) -> bytes:
