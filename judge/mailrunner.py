@@ -295,6 +295,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf)) and bid_block is not None:
             _finish_submission(ctx, bid_block)
             bid_block = None
+        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)):
+            ctx.acting_master = False  # a FOR's reach ends here
         shown = mask_secret(line, node)
         if isinstance(node, (nodes.ListGame, nodes.Help)):
             # Read-only and the same every time: run once a mail (a mail of
@@ -315,7 +317,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             # flood cap counts this mail apart (_flooding).
             ctx.inbound.authenticated = True
         blocks.append(Block([(number, shown)], "done", message))
-        _record(ctx, number, shown, "done", message)
+        _record(ctx, number, shown, "done", message, entered=not isinstance(node, nodes.OnBehalf))
     if bid_block is not None:
         _finish_submission(ctx, bid_block)
     for work in ctx.after:
@@ -327,9 +329,14 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     return blocks
 
 
-def _record(ctx: Context, number: int, text: str, status: str, message: str) -> None:
+def _record(ctx: Context, number: int, text: str, status: str, message: str, entered: bool = True) -> None:
     audit.record(ctx.session, ctx.now, "command", game_id=ctx.log_game_id,
                  inbound_id=ctx.inbound.id, line=number, text=text, status=status, message=message)
+    if entered and ctx.acting_master and ctx.role == "player" and ctx.player is not None:
+        # A line the master entered in a player's name (FOR): the player is
+        # told of it (judge/commands/eml_for.py).
+        ctx.entered.setdefault(ctx.player.id, (ctx.game, ctx.player, []))[2].append(
+            {"line": number, "text": text, "status": status, "message": message})
 
 
 def _finish_submission(ctx: Context, block: Block) -> None:

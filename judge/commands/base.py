@@ -43,6 +43,9 @@ class Context:
     # Work to do once all the mail's lines have run (e.g. telling a player
     # what the master entered for them), in the same transaction.
     after: list[Callable[[], None]] = field(default_factory=list)
+    # The lines the master entered after FOR, per player id: (game, player,
+    # [{line, text, status, message}]), filled by the mail runner.
+    entered: dict[int, tuple[Game, Player, list[dict[str, Any]]]] = field(default_factory=dict)
 
     @property
     def log_game_id(self) -> int | None:

@@ -79,3 +79,16 @@ def test_for_enters_a_preference_list_and_tells_the_player(harness):
     assert "> SET PREFERENCE E[FGR][TAI]\nDone: preference list for ?g" in told[0]
     assert "> SET PREFERENCE XYZ\nRejected:" in told[0]
     assert "> START" in told[0]  # the master's START, refused as p3's: p3 sees it tried
+
+
+def test_a_for_ends_at_the_next_signon(harness):
+    """FOR's refusals hold only for the lines it covers: after a SIGNON in
+    the same mail, that signed-on player's own SET PASSWORD and ENTROPY run
+    (the FOR flag once stayed on to the end of the mail)."""
+    h = harness
+    _game(h, start=False)
+    h.mail(PLAYERS[0], f"SIGNON ?g pw\nSIGNON Mg gmpw\nFOR {PLAYERS[1]}\nSIGNON ?g pw\nSET PASSWORD mine\n"
+                       f"ENTROPY blue whale")
+    reply = h.body(h.last_to(PLAYERS[0]))
+    assert "your password for ?g changed" in reply and "entropy noted" in reply
+    assert not _entered_for(h, PLAYERS[1])  # nothing was entered in p1's name
