@@ -82,7 +82,7 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
     """Take one RFC 822 mail on standard input (for an MTA pipe or .forward)."""
     config = _config(ctx)
     from judge.app import build_judge
-    from judge.sources.maildir import read_mail
+    from judge.sources.size_limit import read_mail
 
     # Never more than the size limit in memory: a larger mail is kept as its
     # header (answered, and taken: exit 0, or the MTA would offer it again).

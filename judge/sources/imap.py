@@ -34,7 +34,7 @@ from imapclient.exceptions import IMAPClientError
 from sqlalchemy.orm import Session
 
 from judge.sources.base import RawMail, Source
-from judge.sources.maildir import DEFAULT_MAX_BYTES, HEADER_CAP, batch_bytes, header_block
+from judge.sources.size_limit import DEFAULT_MAX_BYTES, HEADER_CAP, batch_bytes, header_block
 from judge.sources.watermark import Watermark, WatermarkStore
 
 log = logging.getLogger(__name__)
