@@ -188,14 +188,17 @@ def counting_submission(session: Session, game: Game, player: Player) -> Submiss
         .order_by(Submission.id.desc()).limit(1)).first()
 
 
-def newer_submission(session: Session, game: Game, player: Player, sent_at: datetime) -> Submission | None:
-    """The player's newest submission if it was sent after `sent_at`: a
-    mail sent earlier must not replace it (a replayed old mail, or mail
-    that arrived out of order). Refused mails are not stored, so the
-    submissions' order by id is their order in time."""
-    return session.scalars(select(Submission).where(
-        Submission.game_id == game.id, Submission.player_id == player.id, Submission.submitted_at > sent_at)
-        .order_by(Submission.id.desc()).limit(1)).first()
+def replay_refusal(standing: Submission | None, sent_at: datetime) -> str | None:
+    """Why a list sent at `sent_at` must not replace the player's standing
+    list (`standing`, counting_submission()), or None: an older mail never
+    replaces a newer list (a replayed mail, or one that arrived late). Only
+    the standing list matters: a newer invalid list replaced nothing."""
+    if standing is None or standing.submitted_at is None or standing.submitted_at <= sent_at:
+        return None
+    from judge.deadlines import format_time
+
+    return (f"this mail was sent {format_time(sent_at)}, before your list of {format_time(standing.submitted_at)}, "
+            f"which stands: an older mail never replaces a newer one")
 
 
 def missing_players(session: Session, game: Game) -> list[Player]:

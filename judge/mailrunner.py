@@ -21,7 +21,7 @@ from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import counting_submission, effective_params, is_auction, power_list
+from judge.games import counting_submission, effective_params, is_auction, power_list, replay_refusal
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
@@ -357,13 +357,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         if game.state != "bidding":
             raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
         standing = counting_submission(ctx.session, game, player)
-        if standing is not None and standing.submitted_at is not None and standing.submitted_at > ctx.sent_at:
-            # A replayed old mail (or one that arrived late) must not revert
-            # a later list. Only the standing list matters: a newer invalid
-            # list replaced nothing.
-            raise CommandRejected(f"this mail was sent {format_time(ctx.sent_at)}, before your list of "
-                                  f"{format_time(standing.submitted_at)}, which stands: an older mail never "
-                                  f"replaces a newer one")
+        refusal = replay_refusal(standing, ctx.sent_at)
+        if refusal:
+            raise CommandRejected(refusal)
     except CommandRejected as err:
         block.status, block.message = "rejected", str(err)
         _record(ctx, first, text, "rejected", str(err))

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from judge import audit
 from judge.commands.base import CommandRejected, Context, handles
-from judge.deadlines import format_time
-from judge.games import (active_players, find_player, game_params, newer_submission, notify, power_list, seats,
-                         standings)
+from judge.games import (active_players, counting_submission, find_player, game_params, notify, power_list,
+                         replay_refusal, seats, standings)
 from judge.methods import preference as pref
 from judge.resolution.preference import read_list
 from judge.store.models import Game, Submission
@@ -47,11 +46,9 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
         ctx.require_player()
     if game.state != "forming":
         raise CommandRejected(f"?{game.name} has started: preference lists can no longer change")
-    newer = newer_submission(ctx.session, game, player, ctx.sent_at)
-    if newer is not None:
-        raise CommandRejected(f"this mail was sent {format_time(ctx.sent_at)}, before your list of "
-                              f"{format_time(newer.submitted_at)}, which stands: an older mail never replaces "
-                              f"a newer one")
+    refusal = replay_refusal(counting_submission(ctx.session, game, player), ctx.sent_at)
+    if refusal:
+        raise CommandRejected(refusal)
     powers = power_list(game)
     try:
         lst = read_list(node.text, powers, game_params(game))
