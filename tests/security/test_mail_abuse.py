@@ -151,3 +151,17 @@ def test_forged_help_flood_does_not_lock_the_player_out(harness):
         last = s.scalars(select(InboundMessage).order_by(InboundMessage.id.desc())).first()
         assert last.status == "quarantined" and "flood" in last.reason
     assert _bids(h, PLAYERS[3])["Germany"] == 40
+
+
+def test_replayed_old_preference_list_does_not_revert_a_later_one(harness):
+    h = harness
+    h.mail(GM, "CREATE ?pg gmpw preference")
+    h.mail(PLAYERS[0], "SIGNON ?pg pw0\nSET PREFERENCE FEGRAIT", date=datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc))
+    h.mail(PLAYERS[0], "SIGNON ?pg pw0\nSET PREFERENCE EFGRAIT", date=datetime(2026, 3, 1, 11, 0, tzinfo=timezone.utc))
+    h.mail(PLAYERS[0], "SIGNON ?pg pw0\nSET PREFERENCE FEGRAIT", date=datetime(2026, 3, 1, 10, 0, tzinfo=timezone.utc),
+           message_id="<replayed-pref@evil.example>")
+    assert "an older mail never replaces a newer one" in h.body(h.last_to(PLAYERS[0]))
+    with h.judge.sessions() as s:
+        game = find_game(s, "pg")
+        standing = next(x for x in standings(s, game) if x.player.address == PLAYERS[0])
+        assert standing.counting.text == "EFGRAIT"
