@@ -8,7 +8,6 @@ the mail's effects, its reply and its status commit together or not at all.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import Iterator
@@ -26,7 +25,7 @@ from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
 from judge.submission import check
-from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
+from judge.syntax import CommandSyntaxError, looks_like_command, mask_secret, nodes, parse_line
 from judge.syntax.parser import MAX_LINE_LENGTH
 from judge.templating import render_mail
 
@@ -467,21 +466,3 @@ def reply_address(session: Session, mail: InboundMail) -> str:
             _KNOWN_ADDRESS, {"address": mail.reply_to.casefold()}) is not None:
         return mail.reply_to
     return mail.sender
-
-
-# The first word of a line the judge reads as a (failed) command: a command
-# keyword, with punctuation glued to it ("SIGNON:"). A line that begins with
-# a word and holds a number may be a bid ("Austria 4O").
-_KEYWORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace", "no",
-                       "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded", "blind",
-                       "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent", "claim"})
-_FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
-
-
-def looks_like_command(line: str) -> bool:
-    """Whether a line the grammar refused was meant as a command (its reply
-    quotes it with a caret) or is prose (its reply does not quote it)."""
-    m = _FIRST_WORD.match(line)
-    if m is None:
-        return False
-    return m.group(1).casefold() in _KEYWORDS or any(c.isdigit() for c in line[:80])

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import replace
 from functools import cache
@@ -269,6 +270,25 @@ def _secret_span(line: str) -> tuple[int, int] | None:
     while end > start and _is_space(line[end - 1]):
         end -= 1  # trailing blanks are no part of the password
     return (start, end) if start < end else None
+
+
+# The first word of a line the judge reads as a (failed) command: a command
+# keyword, with punctuation glued to it ("SIGNON:"). A line that begins with
+# a word and holds a number may be a bid ("Austria 4O").
+_COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace", "no",
+                            "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded",
+                            "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
+                            "claim"})
+_FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+
+
+def looks_like_command(line: str) -> bool:
+    """Whether a line the grammar refused was meant as a command (its reply
+    quotes it with a caret) or is prose (its reply does not quote it)."""
+    m = _FIRST_WORD.match(line)
+    if m is None:
+        return False
+    return m.group(1).casefold() in _COMMAND_WORDS or any(c.isdigit() for c in line[:80])
 
 
 def mask_secret(line: str, node: nodes.Node | None = None) -> str:
