@@ -94,13 +94,11 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
         click.echo(f"judge: temporary failure, mail not taken: {err}", err=True)
         sys.exit(EXIT_TEMPFAIL)
     if not no_process:
-        # The mail is stored (committed): whatever running it meets now, it
-        # is taken, and the daemon's next pass runs what is left. Exit 75
-        # here would only make the MTA offer it again (and bounce it).
-        try:
-            judge.run_once()
-        except Exception as err:
-            click.echo(f"judge: mail stored; running it failed for now ({err}); the daemon will", err=True)
+        # The mail is stored (committed), so it is taken whatever running it
+        # meets now: run_once() logs a failing stage and goes on, and the
+        # daemon's next pass runs what is left. (Exit 75 here would only make
+        # the MTA offer the mail again, and bounce it.)
+        judge.run_once()
     if not stored:
         click.echo("judge: duplicate Message-ID, not processed again")
     else:
@@ -146,6 +144,7 @@ def games(ctx: click.Context, fmt: str) -> None:
     from sqlalchemy import select
 
     from judge.app import build_judge
+    from judge.failures import last_line
     from judge.games import active_players
     from judge.store.models import Game
 
@@ -164,8 +163,7 @@ def games(ctx: click.Context, fmt: str) -> None:
     for r in rows:
         click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {r['players']}/{r['powers']} players  "
                    f"deadline {r['deadline'] or '-'}  master {r['master']}"
-                   + (f"\n    stuck on: {r['error'].strip().splitlines()[-1]} (judge unstick {r['game']})"
-                      if r["error"] else ""))
+                   + (f"\n    stuck on: {last_line(r['error'])} (judge unstick {r['game']})" if r["error"] else ""))
 
 
 @main.command()

@@ -6,12 +6,12 @@ from __future__ import annotations
 import click
 
 
-def _game(ctx: click.Context, name: str):
+def _judge(ctx: click.Context):
+    """The store only: no sources, no transport."""
     from judge.app import build_judge
     from judge.cli import _config
 
-    judge = build_judge(_config(ctx), with_io=False)
-    return judge
+    return build_judge(_config(ctx), with_io=False)
 
 
 @click.command()
@@ -23,7 +23,7 @@ def unstick(ctx: click.Context, game: str) -> None:
     from judge.failures import unstick as resume
     from judge.games import find_game
 
-    judge = _game(ctx, game)
+    judge = _judge(ctx)
     with judge.sessions.begin() as s:
         g = find_game(s, game.lstrip("?"))
         if g is None:
@@ -45,7 +45,7 @@ def unlock(ctx: click.Context, game: str, player: str | None) -> None:
     from judge.clock import SystemClock
     from judge.games import find_game, find_player
 
-    judge = _game(ctx, game)
+    judge = _judge(ctx)
     with judge.sessions.begin() as s:
         g = find_game(s, game.lstrip("?"))
         if g is None:

@@ -37,10 +37,10 @@ def quarantine_game(sessions: sessionmaker[Session], config: Config, now: dateti
         if game is None or game.state == STUCK:
             return
         game.stuck_from, game.error = game.state, error[-4000:]
-        audit.record(s, now, "state", game_id=game.id, old=game.state, new=STUCK, error=_last_line(error))
+        audit.record(s, now, "state", game_id=game.id, old=game.state, new=STUCK, error=last_line(error))
         game.state = STUCK
         notify(s, config, now, "gm/stuck.txt.j2", [game.gm_address, *config.moderators], game=game,
-               error=_last_line(error))
+               error=last_line(error))
 
 
 def unstick(session: Session, game: Game, now: datetime) -> str:
@@ -48,11 +48,11 @@ def unstick(session: Session, game: Game, now: datetime) -> str:
     if game.state != STUCK:
         raise ValueError(f"?{game.name} is not stuck (it is {game.state})")
     state = game.stuck_from or "forming"
-    audit.record(session, now, "state", game_id=game.id, old=STUCK, new=state, error_was=_last_line(game.error))
+    audit.record(session, now, "state", game_id=game.id, old=STUCK, new=state, error_was=last_line(game.error))
     game.state, game.stuck_from, game.error = state, None, None
     return state
 
 
-def _last_line(error: str | None) -> str:
+def last_line(error: str | None) -> str:
     lines = [line for line in (error or "").strip().splitlines() if line.strip()]
     return lines[-1][:500] if lines else ""
