@@ -42,7 +42,7 @@ def named_player(ctx: Context, game: Game, who: str) -> Player:
 
 @handles(nodes.Eject)
 def eject(ctx: Context, node: nodes.Eject) -> str:
-    game = ctx.require_master_in(OPEN_STATES, "players can only change before the auction is resolved")
+    game = ctx.require_master_in(OPEN_STATES, "players can only change before the powers are assigned")
     player = named_player(ctx, game, node.player)
     player.status = "ejected"
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
@@ -53,7 +53,7 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
 
 @handles(nodes.Replace)
 def replace(ctx: Context, node: nodes.Replace) -> str:
-    game = ctx.require_master_in(OPEN_STATES, "players can only change before the auction is resolved")
+    game = ctx.require_master_in(OPEN_STATES, "players can only change before the powers are assigned")
     old = named_player(ctx, game, node.player)
     given, address = parseaddr(node.new_player)
     if "@" not in address:
@@ -79,17 +79,22 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
     # (judge.retention), so the token is not kept in the outbox for ever.
     notify(ctx.session, ctx.config, ctx.now, "player/replacement.txt.j2", [address], game=game, old=old,
            player=new, token=token, kind="token")
+    asked = {"blind-auction": ", and asked to bid", "preference": ", and asked for a preference list"}
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
-            f"sign on with, and asked to bid")
+            f"sign on with{asked.get(game.method, '')}")
 
 
 @handles(nodes.NoPreference)
 def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     # The player's own "No Preference" is part of their submission (runner);
     # this handler is the master's decision for a player who sent nothing.
-    game = ctx.require_master_in(("bidding", "waiting"), "only during the auction")
-    if game.method != "blind-auction":
+    game = ctx.require_master()
+    if game.method == "preference":
         raise CommandRejected(f"?{game.name} has no bids: a player without a list simply does not mind")
+    if game.method != "blind-auction":
+        raise CommandRejected(f"?{game.name} uses {game.method}: its powers are drawn at random, so there is no "
+                              f"preference to decide for a player")
+    game = ctx.require_master_in(("bidding", "waiting"), "only during the auction")
     player = named_player(ctx, game, node.player or "")
     standing = next(s for s in standings(ctx.session, game) if s.player.id == player.id)
     if standing.latest is not None:

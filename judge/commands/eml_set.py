@@ -48,15 +48,18 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
         # A new deadline reopens bidding for the players still missing.
         set_state(ctx.session, game, "bidding", ctx.now)
         game.missing_notified_at = None
-        extra = "; bidding is open again until then"
+        extra = ("; bidding is open again until then" if is_auction(game)
+                 else "; the game runs on until then")
     return f"deadline of ?{game.name} set to {format_time(when)}{extra}"
 
 
 @handles(nodes.SetParam)
 def set_param(ctx: Context, node: nodes.SetParam) -> str:
-    game = ctx.require_master_in(("forming",), "T, M and D can only change before the auction starts")
+    game = ctx.require_master()
     if not is_auction(game):
-        raise CommandRejected(f"T, M and D belong to the Blind Auction; ?{game.name} uses {game.method}")
+        # Whatever its state: a game of another method has no T, M or D.
+        raise CommandRejected(f"?{game.name} uses {game.method}, which has no T, M or D")
+    game = ctx.require_master_in(("forming",), "T, M and D can only change before the auction starts")
     if node.value == "T/U" and node.name != "D":
         raise CommandRejected("only D can be T/U")
     value: int | str = node.value if node.value == "T/U" else int(node.value)
@@ -73,7 +76,7 @@ def set_param(ctx: Context, node: nodes.SetParam) -> str:
 
 @handles(nodes.SetVariant)
 def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
-    game = ctx.require_master_in(("forming",), "the variant can only change before the auction starts")
+    game = ctx.require_master_in(("forming",), "the variant can only change before the game starts")
     try:
         powers = variant_powers(node.name, ctx.config.variants)
     except PowerListError as err:
@@ -82,9 +85,13 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
         raise CommandRejected(f"{len(active_players(game))} players have joined; {node.name} has only {len(powers)} powers")
     game.variant = node.name
     game.powers = powers.as_json()
-    game.params = get_method(game.method).default_params(len(powers)).as_dict()
-    return (f"variant of ?{game.name} is now {node.name}: {powers.describe()}; "
-            f"back to the defaults: {describe_params(game)}")
+    params = get_method(game.method).default_params(len(powers)).as_dict()
+    if "third_party" in params and game.params.get("third_party"):
+        # The blinding protocol's third party does not depend on the powers.
+        params["third_party"] = game.params["third_party"]
+    game.params = params
+    reset = "back to the defaults: " if game.method in ("blind-auction", "preference") else ""
+    return f"variant of ?{game.name} is now {node.name}: {powers.describe()}; {reset}{describe_params(game)}"
 
 
 @handles(nodes.SetMethod)
