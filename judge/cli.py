@@ -280,12 +280,12 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
 @click.argument("file", type=click.File("rb"))
 def verify(file) -> None:
     """Re-run a resolution from a results mail (.eml) or its JSON record: check
-    the commitment, the seed, every draw and the outcome. No database needed."""
-    from judge.verify import RecordError, load
-    from judge.verify import verify as check
+    the commitment, the seed, every draw and the outcome, and that the mail's
+    text says what the record says. No database needed."""
+    from judge.verify import RecordError, read, verify_mail
 
     try:
-        verdict = check(load(file.read()))
+        verdict = verify_mail(read(file.read()))
     except RecordError as err:
         raise click.ClickException(str(err)) from err
     for line in verdict.checked:

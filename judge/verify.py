@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import email
 import email.policy
+import email.utils
 import hashlib
 import json
 from dataclasses import dataclass, field
@@ -16,6 +17,7 @@ from judge.commitment import resolution_seed
 from judge.methods.blind_random import replay
 from judge.record import FILENAME
 from judge.resolution import ResolveInputError, run_resolution
+from judge.verify_text import check_text
 
 
 _FROM_INPUT = ("method", "powers", "params", "chart", "rejected", "violations", "no_preference", "preferences")
@@ -32,22 +34,54 @@ class Verdict:
     difference: str | None = None
 
 
+@dataclass
+class Mail:
+    """What a file to check holds: the record, and for a mail its text."""
+
+    record: dict[str, Any]
+    text: str | None = None  # the mail's text/plain body; None for a JSON file
+    reader: str | None = None  # the mail's one To address: whom "you" means
+
+
 def load(raw: bytes) -> dict[str, Any]:
     """The record from a results mail (.eml: its resolution.json) or JSON."""
+    return read(raw).record
+
+
+def read(raw: bytes) -> Mail:
+    """The record, and for a results mail also its text and addressee."""
     text = raw.lstrip()
     if text.startswith(b"{"):
         try:
-            return json.loads(raw)
+            return Mail(json.loads(raw))
         except json.JSONDecodeError as err:
             raise RecordError(f"not JSON: {err}") from err
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     for part in msg.walk():
         if part.get_filename() == FILENAME or part.get_content_type() == "application/json":
             try:
-                return json.loads(part.get_payload(decode=True))
+                record = json.loads(part.get_payload(decode=True))
             except (json.JSONDecodeError, TypeError) as err:
                 raise RecordError(f"the mail's {FILENAME} is not JSON: {err}") from err
+            return Mail(record, _body(msg), _reader(msg))
     raise RecordError(f"the mail holds no {FILENAME}: is it a results mail of the judge?")
+
+
+def _body(msg: email.message.EmailMessage) -> str:
+    """The text people read: the text/plain body, its transfer encoding
+    (quoted-printable, base64) and charset undone; "" if there is none."""
+    part = msg.get_body(preferencelist=("plain",))
+    if part is None:
+        return ""
+    try:
+        return part.get_content()
+    except (LookupError, ValueError):  # an unknown charset: the bytes as well as they decode
+        return (part.get_payload(decode=True) or b"").decode("utf-8", "replace")
+
+
+def _reader(msg: email.message.EmailMessage) -> str | None:
+    addresses = [a for _, a in email.utils.getaddresses([str(v) for v in msg.get_all("To", [])]) if a]
+    return addresses[0] if len(addresses) == 1 else None
 
 
 def _describe_draw(d: dict[str, Any]) -> str:
@@ -143,4 +177,26 @@ def verify(record: dict[str, Any]) -> Verdict:
         return v
     v.checked.append("the outcome (assignment and every other field) re-runs identically")
     v.ok = True
+    return v
+
+
+def verify_mail(mail: Mail) -> Verdict:
+    """`verify` the record; then, for a mail, that its text says what the
+    record says (judge/verify_text.py): the text is what people read."""
+    v = verify(mail.record)
+    if not v.ok or mail.text is None:
+        return v
+    text = check_text(mail.text, mail.record, mail.reader)
+    if text.difference:
+        v.ok, v.difference = False, f"the mail's text: {text.difference}"
+        return v
+    if not text.whole:  # a blind game's player record: that player's power alone
+        v.checked.append("the mail's text agrees with the record")
+        return v
+    line = (f"the mail's text agrees with the record: it states the power of {len(text.stated)} of "
+            f"{len(text.stated) + len(text.unchecked)} players")
+    if text.unchecked:
+        line += (f"; not checked: {', '.join(text.unchecked)}, named in the text only by a name the record "
+                 f"does not hold")
+    v.checked.append(line)
     return v
