@@ -361,21 +361,42 @@ def test_power_digit_corrupted_out_of_range_is_corrected():
     assert run.record.powers == clean.record.powers
 
 
-def test_two_corrupted_messages_mean_a_rerun():
+def test_two_corrupted_messages_are_traced_by_the_third_party():
     def corrupt(gm, lst):
         pos = _verification_position(gm.fmt)
         return [_bump(lst[0], pos), _bump(lst[1], pos, 3)] + lst[2:]
 
+    clean = run_protocol(seed=b"corrupt two")
     run = run_protocol(seed=b"corrupt two", corrupt_list=corrupt)
-    assert run.gm.phase == bl.RERUN and not run.record.ok
+    assert run.gm.phase == bl.AWAITING_TRACE and not run.record.ok
     assert run.record.assignment == ()
     assert "2 messages decode with no blind" in run.record.rerun_reason
-    assert "run again" in awaiting(run.gm) and run.gm.rerun_reason in awaiting(run.gm)
-    with pytest.raises(ProtocolError, match="run again"):
+    assert "trace" in awaiting(run.gm) and "RERUN" in awaiting(run.gm)
+    with pytest.raises(ProtocolError, match="only be checked once"):
         bl.check_claim(run.gm, "alice", run.final["alice"])
+    # The third party says who sent each entry: every power follows from
+    # the step-2 messages, the same as without the damage.
+    senders = run.tp.trace()
+    with pytest.raises(ProtocolError, match=f"names {senders[0]} twice"):
+        bl.traced(run.gm, [senders[0]] * len(senders))
+    with pytest.raises(ProtocolError, match="no player"):
+        bl.traced(run.gm, ["mallory", *senders[1:]])
+    gm, record = bl.traced(run.gm, senders)
+    assert gm.phase == bl.DONE and record.ok
+    assert record.powers == clean.record.powers
+    assert len(record.corrections) == 2 and all(c.reason.startswith("traced") for c in record.corrections)
 
 
-def test_power_digit_corrupted_into_another_power_means_a_rerun():
+def test_the_trace_comes_only_after_the_final_messages():
+    tp = ThirdPartyState.new(PLAYERS)
+    for i, p in enumerate(PLAYERS):
+        tp = tp.receive(p, str(10_000_000 + i))
+    tp, _ = tp.shuffle(DrawStream(b"x"))
+    with pytest.raises(ProtocolError, match="only after"):
+        tp.trace()
+
+
+def test_power_digit_corrupted_into_another_power_asks_for_a_trace():
     def corrupt(gm, lst):
         d = next(d for d in clean.record.decodings if d.message == sub(lst[0], gm.gm_blind))
         other = (d.power + 1) % 7  # now two messages decode to `other`
@@ -383,8 +404,10 @@ def test_power_digit_corrupted_into_another_power_means_a_rerun():
 
     clean = run_protocol(seed=b"duplicate")
     run = run_protocol(seed=b"duplicate", corrupt_list=corrupt)
-    assert run.gm.phase == bl.RERUN
+    assert run.gm.phase == bl.AWAITING_TRACE
     assert "decode to the same power" in run.record.rerun_reason
+    gm, record = bl.traced(run.gm, run.tp.trace())
+    assert record.powers == clean.record.powers
 
 
 def test_false_corruption_claim_is_refused():
@@ -533,19 +556,30 @@ def test_third_party_refusals():
     tp = ThirdPartyState.new(PLAYERS)
     with pytest.raises(ProtocolError, match="mallory is not a player"):
         tp.receive("mallory", "12345678")
-    with pytest.raises(ProtocolError, match="the message from alice has 4 digits"):
+    with pytest.raises(ProtocolError, match="your blinded message has 4 digits"):
         tp.receive("alice", "1234")
     tp = tp.receive("alice", "12345678")
     assert tp.receive("alice", "12345678") == tp  # the same mail twice is harmless
-    with pytest.raises(ProtocolError, match="different message already"):
-        tp.receive("alice", "87654321")
-    tp = tp.receive("alice", "87654321", replace_message=True)
+    # A mistyped message is mended (the shell checked the player's token)
+    # until the list goes to the GM.
+    tp = tp.receive("alice", "87654321")
     assert dict(tp.messages)["alice"] == "87654321"
     with pytest.raises(ProtocolError, match="no list"):
         tp.confirm_list()
+    for i, p in enumerate(PLAYERS[1:]):
+        tp = tp.receive(p, str(20_000_000 + i))
+    tp, _ = tp.shuffle(DrawStream(b"refusals"))
+    with pytest.raises(ProtocolError, match="cannot change any more"):
+        tp.receive("alice", "12345678")
+    tp = tp.confirm_list()
     tp = tp.receive_blind("Bob", "11112222")
-    with pytest.raises(ProtocolError, match="a blind cannot be changed"):
-        tp.receive_blind("Bob", "11112223")
+    tp = tp.receive_blind("Bob", "11112223")  # mended: not every blind is in yet
+    for i, p in enumerate(PLAYERS):
+        if p != "Bob":
+            tp = tp.receive_blind(p, str(30_000_000 + i))
+    assert tp.has_all_blinds
+    with pytest.raises(ProtocolError, match="cannot change any more"):
+        tp.receive_blind("Bob", "11112224")
     with pytest.raises(ProtocolError, match="player named twice: Alice, alice"):
         ThirdPartyState.new(["alice", "Alice"])
 

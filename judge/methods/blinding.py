@@ -103,6 +103,20 @@ def random_digits(stream: DrawStream, n: int, what: str, **context: Any) -> str:
     return "".join(stream.choice(DIGITS, what=what, digit=i, **context) for i in range(n))
 
 
+def normal_token(token: str) -> str:
+    """A token or run key as compared: blanks removed, capitals (a player may
+    copy it in lower case, or split it in groups)."""
+    return "".join(str(token).split()).upper()
+
+
+def token_hash(token: str) -> str:
+    """The SHA-256 (hex) of a token: what the GM side gives the third party,
+    which can then check a player's token without being able to forge one."""
+    import hashlib
+
+    return hashlib.sha256(normal_token(token).encode("ascii", "replace")).hexdigest()
+
+
 # --------------------------------------------------------------------------
 # Message formats
 
@@ -391,9 +405,13 @@ AWAITING_BLINDS = "awaiting-blinds"  # step 5: the third party collects the play
 READY = "ready"  # the third party holds every blind: the GM may send the final messages
 AWAITING_RECEIPTS = "awaiting-receipts"  # step 7 with receipts: players quote their message back
 AWAITING_PUBLICATION = "awaiting-publication"  # step 8: the third party publishes the blinds
+# Two or more messages were corrupted: the third party traces the list
+# (which player sent each entry), and the GM side assigns by the trace.
+AWAITING_TRACE = "awaiting-trace"
 DONE = "done"
 RERUN = "rerun"
-PHASES = (AWAITING_LIST, AWAITING_BLINDS, READY, AWAITING_RECEIPTS, AWAITING_PUBLICATION, DONE, RERUN)
+PHASES = (AWAITING_LIST, AWAITING_BLINDS, READY, AWAITING_RECEIPTS, AWAITING_PUBLICATION, AWAITING_TRACE, DONE,
+          RERUN)
 
 
 @dataclass(frozen=True)
@@ -415,7 +433,9 @@ class GMState:
     receipts: tuple[str, ...] = ()  # players who quoted their final message back correctly
     blinds: tuple[str, ...] = ()  # step 8, as published
     record: Record | None = None
-    rerun_reason: str | None = None
+    rerun_reason: str | None = None  # why the blinds alone did not assign the powers
+    round: int = 1  # the master's RERUN starts round 2, 3...
+    trace: tuple[str, ...] = ()  # the third party's trace: who sent each list entry, in list order
 
     @property
     def length(self) -> int:
@@ -431,7 +451,7 @@ class GMState:
             "final": [list(x) for x in self.final], "receipts": list(self.receipts),
             "blinds": list(self.blinds),
             "record": self.record.as_dict() if self.record else None,
-            "rerun_reason": self.rerun_reason,
+            "rerun_reason": self.rerun_reason, "round": self.round, "trace": list(self.trace),
         }
 
     @classmethod
@@ -445,7 +465,7 @@ class GMState:
             blinded_list=tuple(d.get("blinded_list", ())), final=tuple(tuple(x) for x in d.get("final", ())),
             receipts=tuple(d.get("receipts", ())), blinds=tuple(d.get("blinds", ())),
             record=Record.from_dict(d["record"]) if d.get("record") else None,
-            rerun_reason=d.get("rerun_reason"),
+            rerun_reason=d.get("rerun_reason"), round=d.get("round", 1), trace=tuple(d.get("trace", ())),
         )
 
 
@@ -457,6 +477,7 @@ def start(
     third_party: str = "the third party",
     length: int = DEFAULT_LENGTH,
     receipts: bool = False,
+    round: int = 1,
 ) -> tuple[GMState, dict[str, str]]:
     """Steps 1-2: make the format, the power messages and the GM blind G; give
     each player (in canonical order) the GM-blinded message of a power drawn
@@ -469,18 +490,29 @@ def start(
     power_names = _power_names(powers)
     if len(names) > len(power_names):
         raise ProtocolError(f"{len(names)} players for {len(power_names)} powers: everyone needs a power")
-    fmt = make_format(stream, len(power_names), length)
+    fmt, gm_blind, first = deal(names, len(power_names), stream, length)
+    in_play = tuple(sorted(fmt.decode(sub(m, gm_blind)) for _, m in first))
+    state = GMState(players=names, powers=power_names, fmt=fmt, gm_blind=gm_blind, first=tuple(first),
+                    in_play=in_play, third_party=third_party, receipts_required=receipts, round=round)
+    return state, dict(first)
+
+
+def deal(players: Sequence[str], n_powers: int, stream: DrawStream, length: int = DEFAULT_LENGTH
+         ) -> tuple[Format, str, list[tuple[str, str]]]:
+    """Steps 1-2's draws: the format, G, and for each player in the order
+    given a power drawn among those left (power-list order), as its
+    GM-blinded message. Only the number of players and their order change
+    the draws, not their names: a player who knows only their own place can
+    re-run it (judge.methods.blind_random.player_replay)."""
+    fmt = make_format(stream, n_powers, length)
     gm_blind = random_digits(stream, fmt.length, WHAT_GM_BLIND)
-    left = list(range(len(power_names)))
+    left = list(range(n_powers))
     first = []
-    for player in names:
+    for player in players:
         k = stream.choice(left, what=WHAT_FIRST, player=player)
         left.remove(k)
         first.append((player, add(fmt.message(k), gm_blind)))
-    in_play = tuple(sorted(set(range(len(power_names))) - set(left)))
-    state = GMState(players=names, powers=power_names, fmt=fmt, gm_blind=gm_blind, first=tuple(first),
-                    in_play=in_play, third_party=third_party, receipts_required=receipts)
-    return state, dict(first)
+    return fmt, gm_blind, first
 
 
 def _need(state: GMState, *phases: str, doing: str) -> None:
@@ -605,7 +637,8 @@ def blinds_published(state: GMState, blinds: Sequence[str]) -> tuple[GMState, Re
 
     One message that no blind decodes (corrupted in transit) is corrected to
     the one power left over and flagged. Two or more, two messages decoding to
-    the same power, or a message that stays ambiguous: state `rerun`."""
+    the same power, or a message that stays ambiguous: state `awaiting-trace`
+    (the third party tells which player sent each list entry: `traced`)."""
     _need(state, AWAITING_PUBLICATION, doing="take the published blinds")
     if isinstance(blinds, str):
         raise ProtocolError("the blinds must be a sequence of numbers, not one text")
@@ -652,11 +685,57 @@ def blinds_published(state: GMState, blinds: Sequence[str]) -> tuple[GMState, Re
                                   corrected=bool(corrections) and j == undecodable[0]))
     if reason is not None:
         record = Record((), tuple(decodings), (), reason)
-        return replace(state, phase=RERUN, blinds=tuple(blinds), record=record, rerun_reason=reason), record
+        return (replace(state, phase=AWAITING_TRACE, blinds=tuple(blinds), record=record, rerun_reason=reason),
+                record)
     by_player = {player: state.powers[p] for (player, _), p in zip(state.final, power)}
     assignment = tuple((p, by_player[p]) for p in state.players)
     record = Record(assignment, tuple(decodings), tuple(corrections))
     return replace(state, phase=DONE, blinds=tuple(blinds), record=record), record
+
+
+def traced(state: GMState, senders: Sequence[str]) -> tuple[GMState, Record]:
+    """The third party's trace, after two or more messages were corrupted:
+    `senders[i]` is the player who sent entry i of its list. Entry i is then
+    that player's GM-blinded message plus their blind, so it carries the
+    power of the message the GM sent that player in step 2, whatever the
+    damage to its digits; the player who got entry i in step 7 plays it.
+
+    The trace comes after the final messages were sent (the GM side could
+    otherwise choose who gets which power); it must name every player once."""
+    _need(state, AWAITING_TRACE, doing="take the third party's trace")
+    if isinstance(senders, str):
+        raise ProtocolError("the trace must be a sequence of players, not one text")
+    senders = list(senders)
+    if len(senders) != len(state.blinded_list):
+        raise ProtocolError(f"the trace names {len(senders)} player(s); the list has {len(state.blinded_list)} "
+                            "entries")
+    by_fold = {p.casefold(): p for p in state.players}
+    named = []
+    for i, who in enumerate(senders, 1):
+        player = by_fold.get(str(who).casefold())
+        if player is None:
+            raise ProtocolError(f"entry {i} of the trace names {who}, who is no player of this assignment")
+        if player in named:
+            raise ProtocolError(f"the trace names {player} twice: every player sent one entry")
+        named.append(player)
+    first_power = {p: state.fmt.decode(sub(m, state.gm_blind)) for p, m in state.first}
+    index = {m: i for i, m in enumerate(state.blinded_list)}
+    assert state.record is not None
+    decodings, corrections, assignment = [], [], {}
+    for d in state.record.decodings:
+        i = index[add(d.message, state.gm_blind)]
+        k = first_power[named[i]]
+        assignment[d.player] = state.powers[k]
+        decodes = any(c == k for _, c in d.candidates)
+        blind = next((b for b, c in d.candidates if c == k), None)
+        decodings.append(replace(d, power=k, blind=blind, corrected=not decodes))
+        if not decodes:
+            corrections.append(Correction(
+                player=d.player, message=d.message, power=state.powers[k],
+                reason=f"traced: the third party says entry {i + 1} of its list came from {named[i]}, whose "
+                       f"step-2 message carries {state.powers[k]}; no published blind decodes it to that"))
+    record = Record(tuple((p, assignment[p]) for p in state.players), tuple(decodings), tuple(corrections))
+    return replace(state, phase=DONE, trace=tuple(named), record=record), record
 
 
 def check_claim(state: GMState, player: str, claimed_message: str) -> Verdict:
@@ -707,6 +786,8 @@ class ThirdPartyState:
     players: tuple[str, ...]  # canonical order
     digits: int = DEFAULT_LENGTH
     gm: str = "the GM"
+    key: str = ""  # the run's key: the GM side's protocol lines carry it, and ours to it
+    hashes: tuple[tuple[str, str], ...] = ()  # (player, SHA-256 of the player's token), canonical order
     messages: tuple[tuple[str, str], ...] = ()  # (player, blinded message), canonical order
     shuffled: tuple[str, ...] = ()  # the list sent to the GM (empty: not yet sent)
     list_confirmed: bool = False  # the GM confirmed receipt of the list (step 5)
@@ -714,10 +795,35 @@ class ThirdPartyState:
     final_sent: bool = False  # the GM says the final messages are sent (step 7)
 
     @classmethod
-    def new(cls, players: Iterable[str], digits: int = DEFAULT_LENGTH, gm: str = "the GM") -> ThirdPartyState:
+    def new(cls, players: Iterable[str], digits: int = DEFAULT_LENGTH, gm: str = "the GM", key: str = "",
+            hashes: Mapping[str, str] | None = None) -> ThirdPartyState:
         if not isinstance(digits, int) or digits < 1:
             raise ProtocolError(f"messages must have at least one digit, not {digits!r}")
-        return cls(players=canonical_players(players), digits=digits, gm=gm)
+        names = canonical_players(players)
+        hashes = dict(hashes or {})
+        return cls(players=names, digits=digits, gm=gm, key=normal_token(key) if key else "",
+                   hashes=tuple((p, hashes[p].lower()) for p in names if p in hashes))
+
+    def with_player(self, player: str, hash_: str) -> ThirdPartyState:
+        """One more player (and their token's hash), while the GM side's
+        THIRDPARTY lines arrive; refused once a message is in."""
+        if self.messages:
+            raise ProtocolError("the players are fixed once the first blinded message is in")
+        hashes = dict(self.hashes)
+        if any(p.casefold() == player.casefold() for p in self.players):
+            raise ProtocolError(f"{player} is named twice")
+        if hash_.lower() in hashes.values():
+            raise ProtocolError(f"{player}'s token hash is another player's too")
+        hashes[player] = hash_.lower()
+        names = canonical_players([*self.players, player])
+        return replace(self, players=names, hashes=tuple((p, hashes[p]) for p in names))
+
+    def player_for(self, token: str) -> str | None:
+        """The player whose token this is, if any: a line that carries it
+        comes from that player (or someone they gave it to), whatever its
+        From header says."""
+        h = token_hash(token)
+        return next((p for p, x in self.hashes if x == h), None)
 
     def _known(self, player: str) -> None:
         if player not in self.players:
@@ -738,19 +844,17 @@ class ThirdPartyState:
         have = dict(self.blinds)
         return [p for p in self.players if p not in have]
 
-    def receive(self, player: str, message: str, *, replace_message: bool = False) -> ThirdPartyState:
-        """Step 3: `player`'s message (the GM's message plus their blind). The
-        same message again is harmless; another one is refused unless
-        `replace_message` and the list has not gone to the GM yet."""
+    def receive(self, player: str, message: str) -> ThirdPartyState:
+        """Step 3: `player`'s message (the GM's message plus their blind). A
+        new one replaces the old (a mistyped message mended) until the list
+        has gone to the GM; after that it is refused. The caller has checked
+        the player's token: only the player can replace their message."""
         self._known(player)
-        _message_arg(message, self.digits, f"the message from {player}")
+        _message_arg(message, self.digits, "your blinded message")
         have = dict(self.messages)
-        if player in have and have[player] != message:
-            if self.shuffled:
-                raise ProtocolError(f"the list has gone to {self.gm} already; {player}'s message cannot change")
-            if not replace_message:
-                raise ProtocolError(f"{player} has sent a different message already; "
-                                    "the third party must agree to replace it")
+        if player in have and have[player] != message and self.shuffled:
+            raise ProtocolError(f"the list has gone to {self.gm} already: your message cannot change any more. "
+                                "If it was mistyped, the GM side finds and mends it at the end")
         if player not in have and self.shuffled:  # pragma: no cover - shuffle needs every message
             raise ProtocolError(f"the list has gone to {self.gm} already")
         return replace(self, messages=self._put(self.messages, player, message))
@@ -781,13 +885,16 @@ class ThirdPartyState:
         return replace(self, list_confirmed=True)
 
     def receive_blind(self, player: str, blind: str) -> ThirdPartyState:
-        """Step 5: `player`'s blinding factor. The same blind again is
-        harmless; a different one is refused (it would no longer match)."""
+        """Step 5: `player`'s blinding factor. A new one replaces the old
+        until every blind is in; then it is refused: the GM side sends the
+        final messages and the format next, and a player who could change
+        their blind after seeing those could choose their power."""
         self._known(player)
-        _message_arg(blind, self.digits, f"the blind from {player}")
+        _message_arg(blind, self.digits, "your blinding factor")
         have = dict(self.blinds)
-        if player in have and have[player] != blind:
-            raise ProtocolError(f"{player} has sent a different blind already; a blind cannot be changed")
+        if player in have and have[player] != blind and self.has_all_blinds:
+            raise ProtocolError("every blinding factor is in and the final messages are on their way: "
+                                "yours cannot change any more")
         return replace(self, blinds=self._put(self.blinds, player, blind))
 
     @property
@@ -812,6 +919,28 @@ class ThirdPartyState:
             raise ProtocolError(f"cannot publish the blinds yet: {self.gm} has not sent the final messages")
         return sorted(b for _, b in self.blinds)
 
+    def trace(self) -> list[str]:
+        """Who sent each entry of the list (in the list's order), for the GM
+        side after two or more messages were corrupted. Only once the GM has
+        sent the final messages: before, it would let the GM choose who gets
+        which power."""
+        if not self.final_sent:
+            raise ProtocolError(f"the list can be traced only after {self.gm} has sent the final messages")
+        senders = {}
+        for player, message in self.messages:
+            senders.setdefault(message, []).append(player)
+        return [senders[m].pop(0) for m in self.shuffled]
+
+    def waiting_for(self) -> tuple[str, list[str]]:
+        """(step, players): the players the third party waits for and for
+        what ("blinded": their blinded message, "blind": their blinding
+        factor), or ("", []) when it waits for no player."""
+        if not self.shuffled:
+            return "blinded", self.missing_messages
+        if self.list_confirmed and self.missing_blinds:
+            return "blind", self.missing_blinds
+        return "", []
+
     def awaiting(self) -> str:
         """Who the third party waits for (names only, no secret)."""
         if not self.shuffled:
@@ -829,14 +958,16 @@ class ThirdPartyState:
         return "Nothing: the blinds can be published."
 
     def as_dict(self) -> dict[str, Any]:
-        return {"players": list(self.players), "digits": self.digits, "gm": self.gm,
+        return {"players": list(self.players), "digits": self.digits, "gm": self.gm, "key": self.key,
+                "hashes": [list(x) for x in self.hashes],
                 "messages": [list(x) for x in self.messages], "shuffled": list(self.shuffled),
                 "list_confirmed": self.list_confirmed, "blinds": [list(x) for x in self.blinds],
                 "final_sent": self.final_sent}
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> ThirdPartyState:
-        return cls(players=tuple(d["players"]), digits=d["digits"], gm=d.get("gm", "the GM"),
+        return cls(players=tuple(d["players"]), digits=d["digits"], gm=d.get("gm", "the GM"), key=d.get("key", ""),
+                   hashes=tuple(tuple(x) for x in d.get("hashes", ())),
                    messages=tuple(tuple(x) for x in d.get("messages", ())),
                    shuffled=tuple(d.get("shuffled", ())), list_confirmed=d.get("list_confirmed", False),
                    blinds=tuple(tuple(x) for x in d.get("blinds", ())), final_sent=d.get("final_sent", False))
@@ -863,6 +994,9 @@ def awaiting(state: GMState | ThirdPartyState) -> str:
         return f"Waiting for {_join(missing)} to confirm receipt of their final message."
     if state.phase == AWAITING_PUBLICATION:
         return f"Waiting for {tp} to publish the players' blinding factors."
+    if state.phase == AWAITING_TRACE:
+        return (f"Waiting for {tp} to trace its list (who sent each entry): {state.rerun_reason}. "
+                "Or the master sends RERUN for a fresh round.")
     if state.phase == DONE:
         return "Nothing: every player's power is known."
     return f"The protocol must be run again: {state.rerun_reason}."
@@ -873,6 +1007,7 @@ __all__ = [
     "AWAITING_LIST",
     "AWAITING_PUBLICATION",
     "AWAITING_RECEIPTS",
+    "AWAITING_TRACE",
     "DIGITS",
     "DONE",
     "PHASES",
@@ -893,7 +1028,9 @@ __all__ = [
     "canonical_players",
     "check_claim",
     "check_digits",
+    "deal",
     "make_format",
+    "normal_token",
     "message_for",
     "power_messages",
     "power_width",
@@ -904,5 +1041,7 @@ __all__ = [
     "start",
     "sub",
     "third_party_list",
+    "token_hash",
+    "traced",
     "unblind",
 ]
