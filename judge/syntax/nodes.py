@@ -152,12 +152,20 @@ class SetThirdParty(Node):
 
 
 @dataclass(frozen=True)
-class Blinding(Node):
-    """A message of the blinding protocol (docs/blinding.md)."""
+class Blinding(Node, Secret):
+    """A message of the blinding protocol (docs/blinding.md). Its secret
+    (`password`) is a player's one-time token or the round's key, masked in
+    replies and logs like a password; empty in CLAIM, which has none."""
 
-    kind: str  # blinded, blind, blindlist, blinds, thirdparty, listreceived, blindsin, finalsent, claim
+    kind: str  # blinded, blind, blindlist, blinds, thirdparty, listreceived, blindsin, finalsent, claim,
+    #            waiting, trace, traced
     game: str
-    values: tuple[str, ...]  # digit strings, or player addresses for thirdparty
+    values: tuple[str, ...]  # digit strings; player addresses (and a hash) for thirdparty, waiting, traced
+
+
+@dataclass(frozen=True)
+class Rerun(Node):
+    """The master: run the blinding protocol again, as a fresh round."""
 
 
 @dataclass(frozen=True)

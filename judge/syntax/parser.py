@@ -26,12 +26,15 @@ _EXPECTED = {
     "COUNT": "a number of players",
     "ENTROPY_TEXT": "any text",
     "NUMBER": "a number of digits",
+    "TOKEN": "the token the judge mailed you (a word of letters)",
+    "HASH": "a SHA-256 hash (64 hexadecimal digits)",
     "AMOUNT": "a number of points",
     "PARAM_VALUE": "a whole number (or T/U for D)",
     "WORD": "a power's name",
     "$END": "the end of the line",
 }
-_COMMANDS = "CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, EJECT, UNLOCK, REPLACE, NO PREFERENCE, FOR, ENTROPY, LIST, HELP"
+_COMMANDS = ("CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, RERUN, EJECT, UNLOCK, REPLACE, NO PREFERENCE, FOR, "
+             "ENTROPY, LIST, HELP")
 
 
 @cache
@@ -153,9 +156,13 @@ class _ToNodes(Transformer):
     def set_third_party(self, c):
         return nodes.SetThirdParty(**_HERE, address=str(c[0]))
 
-    def _blinding(kind):
+    def _blinding(kind, secret=True):
         def make(self, c):
-            return nodes.Blinding(**_HERE, kind=kind, game=str(c[0])[1:], values=tuple(str(x) for x in c[1:]))
+            if not secret:  # CLAIM: no token
+                return nodes.Blinding(**_HERE, kind=kind, game=str(c[0])[1:], password="", password_column=0,
+                                      values=tuple(str(x) for x in c[1:]))
+            return nodes.Blinding(**_HERE, kind=kind, game=str(c[0])[1:], **_secret(c[1]),
+                                  values=tuple(str(x) for x in c[2:] if x is not None))
         return make
 
     blinded = _blinding("blinded")
@@ -166,7 +173,13 @@ class _ToNodes(Transformer):
     list_received = _blinding("listreceived")
     blinds_in = _blinding("blindsin")
     final_sent = _blinding("finalsent")
-    claim = _blinding("claim")
+    claim = _blinding("claim", secret=False)
+    tp_waiting = _blinding("waiting")
+    trace = _blinding("trace")
+    traced = _blinding("traced")
+
+    def rerun(self, c):
+        return nodes.Rerun(**_HERE)
 
     def on_behalf(self, c):
         return nodes.OnBehalf(**_HERE, player=str(c[0]))
@@ -239,6 +252,11 @@ def _run(line: str, i: int, keep) -> int:
     return i
 
 
+# The blinding protocol's lines whose word after the game is a token or key.
+_TOKEN_WORDS = ("blinded", "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
+                "waiting", "trace", "traced")
+
+
 def _secret_span(line: str) -> tuple[int, int] | None:
     """Where the password of a password-bearing command stands, read from the
     line's first words: no parse and no backtracking regex, one pass over the
@@ -256,7 +274,7 @@ def _secret_span(line: str) -> tuple[int, int] | None:
             if line[i:j].casefold() != "password":
                 return None
         start, end = _skip(line, j), len(line)
-    elif keyword in ("signon", "create"):
+    elif keyword in ("signon", "create", *_TOKEN_WORDS):
         i = _skip(line, j)
         # The game token: ?game or Mgame, up to what no game name holds (lark
         # reads "?spring:pw" as ?spring and ":pw"); a word if it holds no name.
@@ -265,6 +283,8 @@ def _secret_span(line: str) -> tuple[int, int] | None:
             j = _run(line, i, lambda ch: not _is_space(ch))
         start = _skip(line, j)
         end = len(line) if keyword == "signon" else _run(line, start, lambda ch: not _is_space(ch))
+        if keyword in _TOKEN_WORDS and not line[start:end].isalpha():
+            return None  # no token there (BLINDED ?g 1234: the number, not a secret)
     else:
         return None
     while end > start and _is_space(line[end - 1]):
@@ -278,7 +298,7 @@ def _secret_span(line: str) -> tuple[int, int] | None:
 _COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace", "no",
                             "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded",
                             "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
-                            "claim"})
+                            "claim", "waiting", "trace", "traced", "rerun"})
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
 
 
@@ -296,6 +316,8 @@ def mask_secret(line: str, node: nodes.Node | None = None) -> str:
     stars of the same length for a line that did not parse (so that the caret
     of a syntax error stays under the right column)."""
     if isinstance(node, nodes.Secret):
+        if not node.password:
+            return line
         start = node.password_column - 1
         return line[:start] + "****" + line[start + len(node.password):]
     span = _secret_span(line)
