@@ -59,3 +59,19 @@ def game_events(session: Session, game: Game) -> list[dict[str, Any]]:
         {"at": e.at.isoformat(), "kind": e.kind, "inbound_id": e.inbound_id, "outbox_id": e.outbox_id, **e.data}
         for e in rows
     ]
+
+
+def run_events(session: Session, run_id: int, since: datetime) -> list[dict[str, Any]]:
+    """Every event of a third-party run of the blinding protocol (which has
+    no game on this judge: its events carry `run`), oldest first, with the
+    mails that touched it."""
+    write_pending(session)
+    rows = session.scalars(select(Event).where(Event.game_id.is_(None), Event.at >= since)
+                           .order_by(Event.at, Event.id)).all()
+    mine = [e for e in rows if e.data.get("run") == run_id]
+    inbound = {e.inbound_id for e in mine if e.inbound_id is not None}
+    chosen = [e for e in rows if e in mine or (e.kind == "inbound" and e.inbound_id in inbound)]
+    return [
+        {"at": e.at.isoformat(), "kind": e.kind, "inbound_id": e.inbound_id, "outbox_id": e.outbox_id, **e.data}
+        for e in chosen
+    ]

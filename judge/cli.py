@@ -13,6 +13,7 @@ import click
 from judge import rng
 from judge.cli_blind import blind
 from judge.cli_moderate import unlock, unstick
+from judge.cli_thirdparty import thirdparty
 from judge.config import ConfigError, load_config
 
 EXIT_CONFIG = 2  # the systemd unit does not restart on this status
@@ -155,15 +156,32 @@ def games(ctx: click.Context, fmt: str) -> None:
                  "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address,
                  "error": g.error}
                 for g in s.scalars(select(Game).order_by(Game.name))]
+        runs = _third_party_runs(s)
     if fmt == "json":
-        click.echo(json.dumps(rows, indent=2))
+        click.echo(json.dumps(rows + runs, indent=2))
         return
-    if not rows:
+    if not rows and not runs:
         click.echo("no games")
     for r in rows:
         click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {r['players']}/{r['powers']} players  "
                    f"deadline {r['deadline'] or '-'}  master {r['master']}"
                    + (f"\n    stuck on: {last_line(r['error'])} (judge unstick {r['game']})" if r["error"] else ""))
+    for r in runs:
+        click.echo(f"{r['game']:<16} third party of {r['gm']}'s game, round started {r['started'][:16]}: "
+                   f"{r['state']}")
+
+
+def _third_party_runs(s) -> list[dict]:
+    """This judge's runs as the blinding protocol's third party (games of
+    other judges: no row in `games`), newest first."""
+    from sqlalchemy import select
+
+    from judge import blindmail
+    from judge.store.models import BlindRun
+
+    return [{"game": r.game, "role": "third party", "gm": r.gm, "started": r.created_at.isoformat(),
+             "state": blindmail.tp_status(r)}
+            for r in s.scalars(select(BlindRun).where(BlindRun.role == "third-party").order_by(BlindRun.id.desc()))]
 
 
 @main.command()
@@ -179,9 +197,16 @@ def log(ctx: click.Context, game: str, fmt: str) -> None:
     judge = build_judge(_config(ctx), with_io=False)
     with judge.sessions() as s:
         g = find_game(s, game.lstrip("?"))
-        if g is None:
-            raise click.ClickException(f"no game {game!r}")
-        events = audit.game_events(s, g)
+        if g is not None:
+            events = audit.game_events(s, g)
+        else:
+            # A game of another judge that this judge is the third party of.
+            from judge import blindmail
+
+            runs = blindmail.tp_runs(s, game.lstrip("?"), finished=True)
+            if not runs:
+                raise click.ClickException(f"no game {game!r}")
+            events = [e for r in reversed(runs) for e in audit.run_events(s, r.id, r.created_at)]
     if fmt == "json":
         click.echo(json.dumps(events, indent=2, default=str))
         return
@@ -197,6 +222,8 @@ def _event_line(e: dict) -> str:
         what = f"mail out #{e['outbox_id']} to {', '.join(e.get('to', []))}: {e.get('subject')!r}"
     elif kind == "command":
         what = f"line {e.get('line')} of mail #{e['inbound_id']} {e.get('status')}: {e.get('text')!r} -> {e.get('message')}"
+    elif kind == "draw" and "run" in e:
+        what = f"draw ({e.get('what')}, third party's shuffle): {e.get('chosen')} (word #{e.get('counter')})"
     elif kind == "draw":
         what = (f"draw ({e.get('what')}, step {e.get('context', {}).get('step')}): {e.get('chosen')} "
                 f"from {e.get('options')} (word #{e.get('counter')})")
@@ -213,6 +240,8 @@ main.add_command(blind)
 # Moderators: resume a stuck game, lift a password lock (docs/security.md).
 main.add_command(unstick)
 main.add_command(unlock)
+# Operators of a judge that is another judge's third party (docs/blinding.md).
+main.add_command(thirdparty)
 
 
 @main.group(invoke_without_command=True)

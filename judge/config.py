@@ -73,6 +73,10 @@ class Config:
     # there is refused when require_authenticated_from is set.
     trusted_authserv_ids: tuple[str, ...] = ()
     require_authenticated_from: bool = False
+    # The judges this judge is the blinding protocol's third party for at
+    # once; a THIRDPARTY request from anyone else waits for an operator's
+    # `judge thirdparty accept` (docs/blinding.md).
+    trusted_judges: tuple[str, ...] = ()
     variants: Mapping[str, list[Any]] = field(default_factory=dict)
 
     @property
@@ -94,6 +98,7 @@ _KNOWN = {
                "raw_mail_retention_days",
                "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
     "auth": {"trusted_authserv_ids", "require_authenticated_from"},
+    "blinding": {"trusted_judges"},
     "variants": None,
 }
 
@@ -247,6 +252,10 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     if require_auth and not authserv:
         raise ConfigError("[auth] require_authenticated_from needs trusted_authserv_ids: the MTA whose "
                           "Authentication-Results header the judge may believe")
+    trusted = _get(raw.get("blinding", {}), "blinding", "trusted_judges", list, [])
+    for t in trusted:
+        if not isinstance(t, str) or "@" not in t:
+            raise ConfigError(f"[blinding] trusted_judges: {t!r} is not a mail address")
     return Config(
         data_dir=base,
         database_url=database,
@@ -275,5 +284,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         moderators=tuple(m.strip().lower() for m in moderators),
         trusted_authserv_ids=tuple(a.strip().lower() for a in authserv),
         require_authenticated_from=require_auth,
+        trusted_judges=tuple(t.strip().lower() for t in trusted),
         variants={k: v["powers"] for k, v in variants.items()},
     )

@@ -125,7 +125,7 @@ def _process(session: Session, config: Config, now: datetime, row: InboundRow) -
             return
         _no_command_reply(session, config, now, row, mail, blocks)
         return
-    _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id)
+    _reply(session, config, now, row, mail, blocks, game_id=ctx.log_game_id, to=ctx.reveal_to)
     row.status = "done"
 
 
@@ -329,8 +329,9 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
 
 
 def _record(ctx: Context, number: int, text: str, status: str, message: str, entered: bool = True) -> None:
+    run = {"run": ctx.blind_run_id} if ctx.blind_run_id is not None else {}
     audit.record(ctx.session, ctx.now, "command", game_id=ctx.log_game_id,
-                 inbound_id=ctx.inbound.id, line=number, text=text, status=status, message=message)
+                 inbound_id=ctx.inbound.id, line=number, text=text, status=status, message=message, **run)
     if entered and ctx.acting_master and ctx.role == "player" and ctx.player is not None:
         # A line the master entered in a player's name (FOR): the player is
         # told of it (judge/commands/eml_for.py).
@@ -429,10 +430,13 @@ def _bounded(blocks: list[Block]) -> list[Block]:
 
 
 def _reply(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail,
-           blocks: list[Block], game_id: int | None) -> None:
+           blocks: list[Block], game_id: int | None, to: str | None = None) -> None:
+    """The mail's one reply: to `to` when a line's answer must go to a
+    registered address only (a power in a blind game), else to
+    reply_address()."""
     subject, body = render_mail("reply.txt.j2", mail=mail, blocks=_bounded(blocks), judge_name=config.name,
                                 received=row.received_at, subject=_short(mask_secret(mail.subject), 200))
-    queue_mail(session, config, now, to=[reply_address(session, mail)], subject=subject, body=body, kind="reply",
+    queue_mail(session, config, now, to=[to or reply_address(session, mail)], subject=subject, body=body, kind="reply",
                game_id=game_id, inbound_id=row.id, in_reply_to=mail.message_id)
 
 

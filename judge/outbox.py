@@ -40,8 +40,10 @@ _INSERT = OutboxMessage.__table__.insert()
 def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
                body: str, kind: str, game_id: int | None = None, inbound_id: int | None = None,
                in_reply_to: str | None = None,
-               attachments: Sequence[tuple[str, bytes, str]] = ()) -> int:
-    """Put one mail in the outbox; returns its row id."""
+               attachments: Sequence[tuple[str, bytes, str]] = (), run_id: int | None = None) -> int:
+    """Put one mail in the outbox; returns its row id. `run_id`: a
+    third-party run of the blinding protocol the mail belongs to (it has no
+    game here), for its log."""
     message_id = make_message_id(config.domain, uuid.uuid4().hex)
     raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
                   message_id=message_id, date=now, in_reply_to=in_reply_to,
@@ -53,7 +55,8 @@ def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[
         "raw": raw, "kind": kind, "status": "queued", "attempts": 0, "created_at": now, "next_attempt_at": now,
         "game_id": game_id, "inbound_id": inbound_id}).inserted_primary_key[0]
     audit.record(session, now, "outbound", game_id=game_id, inbound_id=inbound_id, outbox_id=row_id,
-                 to=list(to), subject=subject, mail_kind=kind, message_id=message_id)
+                 to=list(to), subject=subject, mail_kind=kind, message_id=message_id,
+                 **({"run": run_id} if run_id is not None else {}))
     return row_id
 
 

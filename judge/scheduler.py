@@ -10,7 +10,7 @@ other games go on.
 from __future__ import annotations
 
 import traceback
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
@@ -21,6 +21,10 @@ from judge.games import missing_players, notify, resolve_game, set_state
 from judge.store.models import Game
 
 
+# A blind-random game's master hears once a day whom the protocol waits for.
+BLIND_NOTICE_EVERY = timedelta(days=1)
+
+
 def due_games(session: Session, now: datetime) -> list[int]:
     return list(session.scalars(
         select(Game.id).where(Game.state == "bidding", Game.deadline.is_not(None), Game.deadline <= now)
@@ -28,15 +32,27 @@ def due_games(session: Session, now: datetime) -> list[int]:
     ))
 
 
+def due_blind_notices(session: Session, now: datetime) -> list[int]:
+    """Running blind-random games whose master has not heard for a day."""
+    since = now - BLIND_NOTICE_EVERY
+    return list(session.scalars(
+        select(Game.id).where(Game.method == "blind-random", Game.state.in_(("bidding", "waiting")),
+                              Game.started_at <= since,
+                              (Game.missing_notified_at.is_(None)) | (Game.missing_notified_at <= since))
+        .order_by(Game.id)
+    ))
+
+
 def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list[str]:
     """Handle every game whose deadline has passed; one transaction each."""
     with sessions() as s:
-        ids = due_games(s, now)
+        work = [(handle_deadline, i) for i in due_games(s, now)]
+        work += [(blind_notice, i) for i in due_blind_notices(s, now)]
     done = []
-    for game_id in ids:
+    for handle, game_id in work:
         try:
             with sessions.begin() as s:
-                outcome = handle_deadline(s, config, game_id, now)
+                outcome = handle(s, config, game_id, now)
         except Exception:
             quarantine_game(sessions, config, now, game_id, traceback.format_exc())
             done.append(f"game {game_id}: stuck")
@@ -44,6 +60,23 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
         if outcome:
             done.append(outcome)
     return done
+
+
+def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
+    """The daily notice to a blind-random game's master: the protocol's step
+    and whom it waits for."""
+    from judge import blindmail
+
+    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    if game is None or game.state not in ("bidding", "waiting"):
+        return None
+    since = now - BLIND_NOTICE_EVERY
+    if game.missing_notified_at is not None and game.missing_notified_at > since:
+        return None  # another judge process got there first
+    game.missing_notified_at = now
+    step, waiting = blindmail.status(blindmail.gm_run(s, game), {p.address: p.name for p in game.players})
+    notify(s, config, now, "gm/blind_waiting.txt.j2", [game.gm_address], game=game, step=step, waiting=waiting)
+    return f"{game.name}: the master was told whom the blinding protocol waits for"
 
 
 def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
@@ -54,10 +87,13 @@ def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> 
         # The blinding protocol runs by mail between the players, the third
         # party and this judge: there is nothing to resolve at a deadline.
         # The master learns that it has not finished (once: the game waits).
+        from judge import blindmail
+
         set_state(s, game, "waiting", now)
         game.missing_notified_at = now
+        step, waiting = blindmail.status(blindmail.gm_run(s, game), {p.address: p.name for p in game.players})
         notify(s, config, now, "gm/blind_deadline.txt.j2", [game.gm_address], game=game,
-               third_party=game.params.get("third_party"))
+               third_party=game.params.get("third_party"), step=step, waiting=waiting)
         return f"{game.name}: the blinding protocol is still running"
     missing = missing_players(s, game)
     if missing:

@@ -35,10 +35,12 @@ def make_mail(sender: str, body: str, *, subject: str = "commands", to: str = JU
 
 
 class Harness:
-    def __init__(self, data_dir: Path, database_url: str, **judge_options) -> None:
+    def __init__(self, data_dir: Path, database_url: str, sections: dict | None = None, **judge_options) -> None:
+        """`judge_options`: the [judge] table's; `sections`: other tables,
+        like {"blinding": {"trusted_judges": [...]}}."""
         self.clock = ManualClock(datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
         options = {"address": JUDGE, "database": database_url, "password_cost": 4, **judge_options}
-        self.config = load_config(None, data_dir=data_dir, overrides={"judge": options})
+        self.config = load_config(None, data_dir=data_dir, overrides={"judge": options, **(sections or {})})
         self.judge = build_judge(self.config, self.clock)
         self.inbox = mailbox.Maildir(self.config.inbox_path, create=True)
 

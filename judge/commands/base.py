@@ -46,6 +46,12 @@ class Context:
     # The lines the master entered after FOR, per player id: (game, player,
     # [{line, text, status, message}]), filled by the mail runner.
     entered: dict[int, tuple[Game, Player, list[dict[str, Any]]]] = field(default_factory=dict)
+    # A line's answer shows a power of a blind game: the reply goes to this
+    # registered address only, never to a Reply-To (docs/security.md).
+    reveal_to: str | None = None
+    # The third-party run of the blinding protocol a line was for (it has
+    # no game on this judge): its log (`judge log`) finds the line by it.
+    blind_run_id: int | None = None
 
     @property
     def log_game_id(self) -> int | None:

@@ -1,9 +1,11 @@
 """The blinding protocol's mail commands (docs/blinding.md).
 
-To this judge as the GM's side of a game: BLINDLIST, BLINDSIN, BLINDS (from
-the game's third party), CLAIM (from a player). To this judge as a third
-party: THIRDPARTY, LISTRECEIVED, FINALSENT (from the GM's judge), BLINDED and
-BLIND (from players). And the master's SET THIRDPARTY.
+To this judge as the GM's side of a game: BLINDLIST, BLINDSIN, BLINDS,
+WAITING and TRACED (from the game's third party, with the round's key),
+CLAIM (from a player). To this judge as a third party: THIRDPARTY,
+LISTRECEIVED, FINALSENT and TRACE (from the GM's judge, with the key),
+BLINDED and BLIND (from players, with their token). And the master's
+SET THIRDPARTY and RERUN.
 """
 
 from __future__ import annotations
@@ -12,10 +14,11 @@ from email.utils import parseaddr
 
 from judge import audit, blindmail, rng
 from judge import record as sealed_record
-from judge.methods.blind_random import replay, step_stream
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import active_players, find_game, set_state
+from judge.deadlines import format_time
+from judge.games import find_game, notify, set_state
 from judge.methods import blinding
+from judge.methods.blind_random import final_key_commitment, final_stream, replay
 from judge.rng import DrawStream
 from judge.store.models import BlindRun, Resolution
 from judge.syntax import nodes
@@ -36,6 +39,32 @@ def set_third_party(ctx: Context, node: nodes.SetThirdParty) -> str:
     return f"the third party of ?{game.name} is {address.lower()}"
 
 
+@handles(nodes.Rerun)
+def rerun(ctx: Context, node: nodes.Rerun) -> str:
+    """A fresh round: new format, G, messages, tokens and key; what the
+    players and the third party did in the round before counts no more."""
+    game = ctx.require_master_in(("bidding", "waiting"), "only a running blind-random game can run again")
+    if game.method != "blind-random":
+        raise CommandRejected(f"?{game.name} uses {game.method}: RERUN belongs to the blinding protocol")
+    old = blindmail.gm_run(ctx.session, game)
+    if old is not None and blindmail.gm_state(old).phase == blinding.DONE:  # pragma: no cover - resolved then
+        raise CommandRejected(f"?{game.name} is assigned already")
+    if len(game.players) and not any(p.status == "active" for p in game.players):
+        raise CommandRejected(f"?{game.name} has no players left")
+    run = blindmail.start_round(ctx.session, ctx.config, ctx.now, game, why="the master sent RERUN")
+    if game.state == "waiting":
+        set_state(ctx.session, game, "bidding", ctx.now)
+    if game.deadline is None or game.deadline <= ctx.now:
+        from datetime import timedelta
+
+        game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
+    game.missing_notified_at = None
+    rnd = blindmail.gm_state(run).round
+    return (f"?{game.name}: round {rnd} of the blinding protocol started; every player was sent a new blinded "
+            f"message and token, and the third party {run.third_party} the new round. Deadline: "
+            f"{format_time(game.deadline)}")
+
+
 @handles(nodes.Blinding)
 def blinding_message(ctx: Context, node: nodes.Blinding) -> str:
     try:
@@ -48,146 +77,320 @@ def blinding_message(ctx: Context, node: nodes.Blinding) -> str:
 
 # --- this judge as the GM's side -------------------------------------------
 
-def _gm_game(ctx: Context, node: nodes.Blinding, *, from_third_party: bool):
+def _gm_game(ctx: Context, node: nodes.Blinding):
+    """The game, its current round and state, for a line from the game's
+    third party: from its address and with the round's key."""
     game = find_game(ctx.session, node.game)
     if game is None or game.method != "blind-random":
         raise CommandRejected(f"?{node.game} is no blind-random game of this judge")
+    ctx.named_game = game
     run = blindmail.gm_run(ctx.session, game)
     if run is None:
         raise CommandRejected(f"?{game.name} has not started")
-    if from_third_party and ctx.sender.casefold() != run.third_party.casefold():
+    if ctx.sender.casefold() != run.third_party.casefold():
         raise CommandRejected(f"only the third party of ?{game.name} sends this")
-    ctx.named_game = game
+    if blinding.normal_token(node.password) != run.state.get("key"):
+        # A forged line, or one of a round the master has replaced.
+        raise CommandRejected(f"that is not the key of ?{game.name}'s current round")
     return game, run, blindmail.gm_state(run)
 
 
 def _blind_list(ctx: Context, node: nodes.Blinding) -> str:
-    game, run, state = _gm_game(ctx, node, from_third_party=True)
+    game, run, state = _gm_game(ctx, node)
     blindmail.save(run, blinding.third_party_list(state, list(node.values)))
-    blindmail.send(ctx.session, ctx.config, ctx.now, "list_received", [run.third_party], game.id, game=game.name)
+    run.state = {**run.state, "tp_waiting": None}
+    blindmail.send(ctx.session, ctx.config, ctx.now, "list_received", [run.third_party], game.id, kind="token",
+                   game=game.name, key=run.state["key"])
     return f"the list of {len(node.values)} blinded messages of ?{game.name} is in; the third party was told"
 
 
 def _blinds_in(ctx: Context, node: nodes.Blinding) -> str:
-    game, run, state = _gm_game(ctx, node, from_third_party=True)
+    game, run, state = _gm_game(ctx, node)
     state = blinding.blinds_collected(state)
-    state, final = blinding.unblind(state, step_stream(blindmail.gm_seed(run), "final"))
+    state, final = blinding.unblind(state, final_stream(blindmail.gm_seed(run), blindmail.final_key(run),
+                                                        state.round))
     fmt = blinding.public_format(state)
     blindmail.save(run, state)
+    run.state = {**run.state, "tp_waiting": None}
     for player, message in final.items():
         blindmail.send(ctx.session, ctx.config, ctx.now, "player_final", [player], game.id, game=game.name,
                        message=message, pattern=fmt, third_party=run.third_party,
                        powers=", ".join(f"{k} {p}" for k, p in enumerate(state.powers)))
-    blindmail.send(ctx.session, ctx.config, ctx.now, "final_sent", [run.third_party], game.id, game=game.name)
+    blindmail.send(ctx.session, ctx.config, ctx.now, "final_sent", [run.third_party], game.id, kind="token",
+                   game=game.name, key=run.state["key"])
     return f"the final messages of ?{game.name} are sent and the format published ({fmt})"
 
 
 def _blinds(ctx: Context, node: nodes.Blinding) -> str:
-    game, run, state = _gm_game(ctx, node, from_third_party=True)
+    game, run, state = _gm_game(ctx, node)
     state, record = blinding.blinds_published(state, list(node.values))
     blindmail.save(run, state)
+    if not record.ok:
+        # Two or more corrupted messages: the third party traces its list
+        # (docs/blinding.md); the master may RERUN instead.
+        blindmail.send(ctx.session, ctx.config, ctx.now, "trace", [run.third_party], game.id, kind="token",
+                       game=game.name, key=run.state["key"], reason=record.rerun_reason)
+        notify(ctx.session, ctx.config, ctx.now, "blind/master_trace.txt.j2", [game.gm_address], game=game,
+               reason=record.rerun_reason, third_party=run.third_party)
+        audit.record(ctx.session, ctx.now, "state", game_id=game.id, blinding="trace asked",
+                     reason=record.rerun_reason)
+        return f"?{game.name}: {record.rerun_reason}; the third party was asked to trace its list"
+    _finish(ctx, game, run, state, record)
+    return f"?{game.name} is assigned: every player was told their own power, the master the whole record"
+
+
+def _traced(ctx: Context, node: nodes.Blinding) -> str:
+    game, run, state = _gm_game(ctx, node)
+    state, record = blinding.traced(state, list(node.values))
+    blindmail.save(run, state)
+    _finish(ctx, game, run, state, record)
+    return f"?{game.name} is assigned by the third party's trace"
+
+
+def _finish(ctx: Context, game, run: BlindRun, state: blinding.GMState, record: blinding.Record) -> None:
+    """The round is done: the master gets the whole record, each player their
+    own power with what they need to check their own part, and nothing
+    else (docs/blinding.md)."""
     run.finished = True
-    # The sealed record: with the revealed secret, anyone holding it can
-    # re-run the GM's side (judge verify); it is the master's alone.
+    seed, fkey = blindmail.gm_seed(run), blindmail.final_key(run)
     data = {"players": list(state.players), "powers": list(state.powers), "third_party": run.third_party,
-            "blinded_list": list(state.blinded_list), "blinds": list(state.blinds)}
-    seed = blindmail.gm_seed(run)
+            "round": state.round, "blinded_list": list(state.blinded_list), "blinds": list(state.blinds),
+            "final_key": fkey.hex() if fkey else None}
+    if state.trace:
+        data["trace"] = list(state.trace)
     result = replay(data, seed)
     assert result["assignment"] == dict(record.assignment), "the replay must give the run's record"
     reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": run.state["entropy"]}
     ctx.session.add(Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
                                result=result, reveal=reveal, created_at=ctx.now))
-    if not record.ok:
-        blindmail.send(ctx.session, ctx.config, ctx.now, "rerun", [game.gm_address], game.id, game=game.name,
-                       reason=record.rerun_reason)
-        return f"?{game.name}: the protocol must run again: {record.rerun_reason}"
     powers = record.powers
-    by_address = {p.address: p for p in active_players(game)}
-    for player, power in powers.items():
-        if player in by_address:
-            by_address[player].power = power
+    players = {p.address: p for p in game.players if p.status == "active"}
+    first, final = dict(state.first), dict(state.final)
+    corrected = {c.player: c for c in record.corrections}
+    for place, player in enumerate(state.players):
+        if player in players:
+            players[player].power = powers[player]
+        # The player's own record: their place, their two messages and what
+        # was published; never another player's message or the final key.
+        mine = {"player": player, "place": place, "players": len(state.players), "powers": list(state.powers),
+                "round": state.round, "first_message": first[player], "final_message": final[player],
+                "blinded_list": list(state.blinded_list), "blinds": list(state.blinds), "power": powers[player],
+                "final_key_commitment": final_key_commitment(fkey) if fkey else None}
+        own = replay(mine, seed)
+        sealed = {**sealed_record.sealed(game.name, game.method, mine, reveal, own), "role": "player"}
         blindmail.send(ctx.session, ctx.config, ctx.now, "player_power", [player], game.id, game=game.name,
-                       power=power)
+                       power=powers[player], seed=seed.hex(), commitment=game.commitment, own=own,
+                       correction=corrected.get(player), blinds=list(state.blinds),
+                       attachments=[(sealed_record.FILENAME, sealed_record.to_bytes(sealed), "application/json")])
+    names = {p.address: p.name for p in game.players}
     blindmail.send(ctx.session, ctx.config, ctx.now, "master_record", [game.gm_address], game.id,
-                   game=game.name, record=record, pattern=state.fmt.pattern, gm_blind=state.gm_blind,
+                   game=game.name, record=record, names=names, pattern=state.fmt.pattern, gm_blind=state.gm_blind,
+                   seed=seed.hex(), commitment=game.commitment,
                    attachments=[(sealed_record.FILENAME, sealed_record.to_bytes(
                        sealed_record.sealed(game.name, game.method, data, reveal, result)), "application/json")])
     set_state(ctx.session, game, "resolved", ctx.now)
     game.resolved_at = ctx.now
-    audit.record(ctx.session, ctx.now, "resolution", game_id=game.id, assignment=powers,
+    audit.record(ctx.session, ctx.now, "resolution", game_id=game.id, seed=seed.hex(), assignment=powers,
                  corrections=[c.as_dict() for c in record.corrections])
-    return f"?{game.name} is assigned: every player was told their own power, the master the whole record"
+
+
+def _waiting(ctx: Context, node: nodes.Blinding) -> str:
+    game, run, state = _gm_game(ctx, node)
+    step = node.values[0].lower()
+    if step not in ("blinded", "blind", "none"):
+        raise CommandRejected(f"WAITING: the step is BLINDED, BLIND or NONE, not {node.values[0]}")
+    known = {p.casefold(): p for p in state.players}
+    players = [known[p.casefold()] for p in node.values[1:] if p.casefold() in known]
+    run.state = {**run.state, "tp_waiting": {"step": step if step != "none" else "", "players": players,
+                                             "at": ctx.now.isoformat()}}
+    return f"?{game.name}: the third party waits for {len(players)} player(s)"
 
 
 def _claim(ctx: Context, node: nodes.Blinding) -> str:
-    game, run, state = _gm_game(ctx, node, from_third_party=False)
-    if ctx.sender not in state.players:
+    game = find_game(ctx.session, node.game)
+    if game is None or game.method != "blind-random":
+        raise CommandRejected(f"?{node.game} is no blind-random game of this judge")
+    ctx.named_game = game
+    run = blindmail.gm_run(ctx.session, game)
+    state = blindmail.gm_state(run) if run is not None else None
+    if state is None or ctx.sender not in state.players:
         raise CommandRejected(f"you are not a player of ?{game.name}")
     verdict = blinding.check_claim(state, ctx.sender, node.values[0])
+    # The answer names the player's power: it goes to the player's own
+    # address, never to a Reply-To (docs/security.md).
+    ctx.reveal_to = ctx.sender
     return verdict.explanation
 
 
 # --- this judge as the third party -----------------------------------------
 
+def _log(ctx: Context, run: BlindRun) -> None:
+    ctx.blind_run_id = run.id
+
+
 def _third_party_start(ctx: Context, node: nodes.Blinding) -> str:
-    if blindmail.third_party_run(ctx.session, node.game, gm=ctx.sender):
-        raise CommandRejected(f"this judge is the third party of ?{node.game} already")
-    state = blinding.ThirdPartyState.new(list(node.values), gm=ctx.sender)
-    ctx.session.add(BlindRun(role="third-party", game=node.game, game_id=None, gm=ctx.sender,
-                             third_party=ctx.config.address, state=state.as_dict(), created_at=ctx.now))
-    return f"this judge is the third party of ?{node.game} for {len(node.values)} players"
-
-
-def _tp(ctx: Context, node: nodes.Blinding, *, from_gm: bool) -> tuple[BlindRun, blinding.ThirdPartyState]:
-    run = (blindmail.third_party_run(ctx.session, node.game, gm=ctx.sender) if from_gm
-           else blindmail.third_party_run(ctx.session, node.game, player=ctx.sender))
+    """One THIRDPARTY line per player: ?game KEY player token-hash."""
+    player, hash_ = node.values
+    _, address = parseaddr(player)
+    if "@" not in address:
+        raise CommandRejected(f"{player!r} is not a player's mail address")
+    run = blindmail.tp_run_by_key(ctx.session, node.game, ctx.sender, node.password)
     if run is None:
-        raise CommandRejected(f"this judge is not the third party of a game ?{node.game} "
-                              + ("of yours" if from_gm else "with you as a player"))
-    return run, blinding.ThirdPartyState.from_dict(run.state)
+        if ctx.sender.casefold() == ctx.config.address.casefold():
+            raise CommandRejected("this judge cannot be its own third party")
+        trusted = ctx.sender.casefold() in ctx.config.trusted_judges
+        if not trusted and any(r.state.get("pending") and r.gm.casefold() == ctx.sender.casefold()
+                               for r in blindmail.tp_runs(ctx.session, node.game)):
+            raise CommandRejected(f"a request of yours for ?{node.game} waits for this judge's operator already")
+        state = blinding.ThirdPartyState.new([address.lower()], gm=ctx.sender, key=node.password,
+                                             hashes={address.lower(): hash_})
+        run = BlindRun(role="third-party", game=node.game, game_id=None, gm=ctx.sender,
+                       third_party=ctx.config.address, created_at=ctx.now,
+                       state={**state.as_dict(), "pending": not trusted, "shuffle_seed": rng.new_seed().hex(),
+                              "draws": []})
+        ctx.session.add(run)
+        ctx.session.flush()
+        _log(ctx, run)
+        audit.record(ctx.session, ctx.now, "state", run=run.id, blinding="third party asked", gm=ctx.sender,
+                     game=node.game, trusted=trusted)
+        if not trusted:
+            blindmail.send(ctx.session, ctx.config, ctx.now, "operator_confirm", list(ctx.config.moderators), None,
+                           run_id=run.id, game=node.game, gm=ctx.sender)
+            return (f"this judge is not configured to trust {ctx.sender}: its operator was asked to accept being "
+                    f"the third party of ?{node.game}")
+        return f"this judge is the third party of ?{node.game}"
+    _log(ctx, run)
+    state = blindmail.tp_state(run).with_player(address.lower(), hash_)
+    blindmail.save(run, state)
+    return f"?{node.game}: {address.lower()} is a player"
+
+
+def _tp_from_gm(ctx: Context, node: nodes.Blinding, *, finished: bool = False) -> BlindRun:
+    run = blindmail.tp_run_by_key(ctx.session, node.game, ctx.sender, node.password, finished=finished)
+    if run is None or (run.state.get("closed") and not finished):
+        raise CommandRejected(f"this judge is not the third party of a game ?{node.game} of yours with that key")
+    _log(ctx, run)
+    return run
+
+
+def _tp_from_player(ctx: Context, node: nodes.Blinding) -> tuple[BlindRun, str, blinding.ThirdPartyState]:
+    run, player = blindmail.tp_run_by_token(ctx.session, node.game, node.password)
+    if run is None or player is None:
+        raise CommandRejected(f"this judge is the third party of no game ?{node.game} with that token: copy "
+                              "the token from the mail the game's judge sent you when the round started")
+    _log(ctx, run)
+    if run.state.get("pending"):
+        raise CommandRejected(f"this judge's operator has not yet accepted being the third party of ?{run.game}; "
+                              "send it again later")
+    _close_older_rounds(ctx, run)
+    return run, player, blindmail.tp_state(run)
+
+
+def _close_older_rounds(ctx: Context, run: BlindRun) -> None:
+    """A player's token proves the run real (only the GM's judge mails
+    tokens): older unfinished runs of the game from that judge are closed.
+    Not earlier: a forged THIRDPARTY could otherwise close the real run."""
+    for old in blindmail.tp_runs(ctx.session, run.game):
+        if old.id < run.id and old.gm.casefold() == run.gm.casefold():
+            old.finished = True
+            old.state = {**old.state, "closed": "a newer round of the game started"}
+
+
+def _tell_gm_waiting(ctx: Context, run: BlindRun, before: tuple[str, list[str]],
+                     state: blinding.ThirdPartyState) -> None:
+    """The GM's judge learns whom the third party waits for when that
+    changes (its LIST and the master's notices name them)."""
+    now = state.waiting_for()
+    if now != before and now[1]:
+        blindmail.send(ctx.session, ctx.config, ctx.now, "waiting", [run.gm], None, kind="token", run_id=run.id,
+                       game=run.game, key=state.key, step=now[0].upper(), players=now[1])
+
+
+def _remaining(state: blinding.ThirdPartyState) -> str:
+    # A player is told how many others are awaited, never who: in a blind
+    # game the players' addresses are not shared.
+    step, who = state.waiting_for()
+    if not who:
+        return ""
+    what = "blinded message" if step == "blinded" else "blinding factor"
+    return f" Waiting for the {what} of {len(who)} more player(s)."
 
 
 def _blinded(ctx: Context, node: nodes.Blinding) -> str:
-    run, state = _tp(ctx, node, from_gm=False)
-    state = state.receive(ctx.sender, node.values[0])
+    run, player, state = _tp_from_player(ctx, node)
+    before = state.waiting_for()
+    had = dict(state.messages).get(player)
+    state = state.receive(player, node.values[0])
     if not state.missing_messages:
-        state, shuffled = state.shuffle(DrawStream(rng.new_seed()))  # the third party's own chance
-        blindmail.send(ctx.session, ctx.config, ctx.now, "blind_list", [run.gm], None, game=run.game,
-                       messages=shuffled)
+        stream = DrawStream(bytes.fromhex(run.state["shuffle_seed"]))  # the third party's own chance
+        state, shuffled = state.shuffle(stream)
+        draws = stream.records()
+        run.state = {**run.state, "draws": draws}
+        for d in draws:
+            audit.record(ctx.session, ctx.now, "draw", run=run.id, **d)
+        blindmail.send(ctx.session, ctx.config, ctx.now, "blind_list", [run.gm], None, kind="token", run_id=run.id,
+                       game=run.game, key=state.key, messages=shuffled)
+    else:
+        _tell_gm_waiting(ctx, run, before, state)
     blindmail.save(run, state)
-    return f"your blinded message for ?{run.game} is in. {state.awaiting()}"
+    replaced = " It replaces the one you sent before." if had and had != node.values[0] else ""
+    done = " Every player's is in: the shuffled list went to the GM's judge." if state.shuffled else ""
+    return f"your blinded message for ?{run.game} is in.{replaced}{done}{_remaining(state)}"
 
 
 def _list_received(ctx: Context, node: nodes.Blinding) -> str:
-    run, state = _tp(ctx, node, from_gm=True)
+    run = _tp_from_gm(ctx, node)
+    state = blindmail.tp_state(run)
+    before = state.waiting_for()
     state = state.confirm_list()
     blindmail.save(run, state)
-    blindmail.send(ctx.session, ctx.config, ctx.now, "ask_blind", list(state.players), None, game=run.game)
+    # Each player's own token is in the mail the GM's judge sent them;
+    # this judge never had it.
+    blindmail.send(ctx.session, ctx.config, ctx.now, "ask_blind", list(state.players), None, run_id=run.id,
+                   game=run.game)
+    _tell_gm_waiting(ctx, run, before, state)
     return f"?{run.game}: the players were asked for their blinds"
 
 
 def _blind(ctx: Context, node: nodes.Blinding) -> str:
-    run, state = _tp(ctx, node, from_gm=False)
-    state = state.receive_blind(ctx.sender, node.values[0])
+    run, player, state = _tp_from_player(ctx, node)
+    before = state.waiting_for()
+    had = dict(state.blinds).get(player)
+    state = state.receive_blind(player, node.values[0])
     if state.has_all_blinds:
-        blindmail.send(ctx.session, ctx.config, ctx.now, "blinds_in", [run.gm], None, game=run.game)
+        blindmail.send(ctx.session, ctx.config, ctx.now, "blinds_in", [run.gm], None, kind="token", run_id=run.id,
+                       game=run.game, key=state.key)
+    else:
+        _tell_gm_waiting(ctx, run, before, state)
     blindmail.save(run, state)
-    return f"your blind for ?{run.game} is in. {state.awaiting()}"
+    replaced = " It replaces the one you sent before." if had and had != node.values[0] else ""
+    return f"your blinding factor for ?{run.game} is in.{replaced}{_remaining(state)}"
 
 
 def _final_sent(ctx: Context, node: nodes.Blinding) -> str:
-    run, state = _tp(ctx, node, from_gm=True)
-    state = state.final_messages_sent()
+    run = _tp_from_gm(ctx, node)
+    state = blindmail.tp_state(run).final_messages_sent()
     blinds = state.publish()
     blindmail.save(run, state)
     run.finished = True
-    blindmail.send(ctx.session, ctx.config, ctx.now, "publish", [run.gm, *state.players], None, game=run.game,
-                   blinds=blinds)
+    blindmail.send(ctx.session, ctx.config, ctx.now, "publish", [run.gm], None, kind="token", run_id=run.id,
+                   game=run.game, key=state.key, blinds=blinds)
+    blindmail.send(ctx.session, ctx.config, ctx.now, "publish_player", list(state.players), None, run_id=run.id,
+                   game=run.game, blinds=blinds)
     return f"?{run.game}: the blinds are published"
 
 
+def _trace(ctx: Context, node: nodes.Blinding) -> str:
+    run = _tp_from_gm(ctx, node, finished=True)
+    senders = blindmail.tp_state(run).trace()
+    blindmail.send(ctx.session, ctx.config, ctx.now, "traced", [run.gm], None, kind="token", run_id=run.id,
+                   game=run.game, key=blindmail.tp_state(run).key, senders=senders)
+    return f"?{run.game}: the trace went to the GM's judge"
+
+
 _HANDLERS = {
-    "blindlist": _blind_list, "blindsin": _blinds_in, "blinds": _blinds, "claim": _claim,
+    "blindlist": _blind_list, "blindsin": _blinds_in, "blinds": _blinds, "claim": _claim, "waiting": _waiting,
+    "traced": _traced,
     "thirdparty": _third_party_start, "blinded": _blinded, "listreceived": _list_received,
-    "blind": _blind, "finalsent": _final_sent,
+    "blind": _blind, "finalsent": _final_sent, "trace": _trace,
 }

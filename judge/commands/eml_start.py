@@ -25,7 +25,11 @@ from judge.syntax import nodes
 
 @handles(nodes.Start)
 def start(ctx: Context, node: nodes.Start) -> str:
-    game = ctx.require_master_in(("forming",), "the game has started already")
+    game = ctx.require_master()
+    if game.state != "forming":
+        again = (" To run the blinding protocol again as a fresh round, send RERUN"
+                 if game.method == "blind-random" and game.state in ("bidding", "waiting") else "")
+        raise CommandRejected(f"the game has started already (?{game.name} is {game.state}).{again}")
     players = active_players(game)
     U = seats(game)
     if len(players) != U:
@@ -37,10 +41,12 @@ def start(ctx: Context, node: nodes.Start) -> str:
     if game.method == "blind-random":
         set_state(ctx.session, game, "bidding", ctx.now)
         game.started_at = ctx.now
-        blindmail.start(ctx.session, ctx.config, ctx.now, game, [p.address for p in players],
-                        [p["name"] for p in game.powers])
-        return (f"?{game.name} started: each player was sent a blinded power message; the third party "
-                f"{game.params['third_party']} takes it from here")
+        if game.deadline is None or game.deadline <= ctx.now:
+            game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
+        blindmail.start_round(ctx.session, ctx.config, ctx.now, game)
+        return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
+                f"third party {game.params['third_party']} takes it from here. Deadline: "
+                f"{format_time(game.deadline)}")
     if not is_auction(game):
         # Preference lists are in already: the assignment is made now.
         set_state(ctx.session, game, "bidding", ctx.now)
@@ -64,7 +70,8 @@ def process(ctx: Context, node: nodes.Process) -> str:
     game = ctx.require_master_in(("bidding", "waiting"), "there is no open auction to process")
     if game.method == "blind-random":
         raise CommandRejected(f"?{game.name} is assigned by the blinding protocol, which ends by itself when the "
-                              f"third party publishes the blinds: there is nothing to process")
+                              f"third party publishes the blinds: there is nothing to process. LIST ?{game.name} "
+                              "shows whom it waits for; RERUN starts a fresh round")
     missing = missing_players(ctx.session, game)
     if missing:
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)
