@@ -40,7 +40,7 @@ def test_nothing_before_start_of_a_blind_random_game_speaks_of_an_auction(harnes
     _fill(h, "bg", ["p5b@example.test", "p6@example.test"])
     h.mail(GM, "SIGNON Mbg gmpw\nLIST")
 
-    everyone = [GM, *PLAYERS[:4], "q@example.test", "p5@example.test", "p5b@example.test", "p6@example.test"]
+    everyone = [GM, *PLAYERS[:5], "q@example.test", "p5@example.test", "p5b@example.test", "p6@example.test"]
     assert all(_bodies(h, who) for who in everyone)
     found = [hit for who in everyone for hit in _auction_wording(h, who)]
     assert not found, "\n\n".join(found)
