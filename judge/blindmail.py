@@ -34,7 +34,7 @@ from judge.templating import render_mail
 
 # Commands that one judge sends another: accepted even in auto-generated mail.
 JUDGE_TO_JUDGE = {"thirdparty", "listreceived", "finalsent", "blindlist", "blindsin", "blinds", "waiting", "trace",
-                  "traced"}
+                  "traced", "closeround"}
 
 # Tokens and keys are words of capitals without I and O (no 1/I or 0/O to
 # mistake when copied by hand), and without digits, so that the grammar
@@ -86,8 +86,9 @@ def start_round(session: Session, config: Config, now: datetime, game: Game, *, 
     token to each player; the third party gets the round's key, the players
     and their tokens' hashes. A round before this one is closed."""
     old = gm_run(session, game)
-    rnd = 1
+    rnd, closing = 1, None
     if old is not None:
+        closing = old.state.get("key")
         rnd = gm_state(old).round + 1
         old.finished = True
         old.state = {**old.state, "closed": why or "a fresh round started"}
@@ -113,7 +114,8 @@ def start_round(session: Session, config: Config, now: datetime, game: Game, *, 
              player_name=names.get(player, player), message=message, token=tokens[player], third_party=third_party,
              digits=len(message), round=rnd, why=why, commitment=game.commitment, final_commitment=fcommit)
     send(session, config, now, "third_party_start", [third_party], game.id, kind="token", game=game.name,
-         key=key, players=[(p, blinding.token_hash(tokens[p])) for p in state.players], round=rnd, why=why)
+         key=key, players=[(p, blinding.token_hash(tokens[p])) for p in state.players], round=rnd, why=why,
+         closing=closing)
     audit.record(session, now, "state", game_id=game.id, blinding=f"round {rnd} started", third_party=third_party,
                  players=len(players), why=why)
     return run

@@ -337,9 +337,14 @@ def test_a_mistyped_blinded_line_is_mended(harness, tmp_path, tp_url):
 
 
 def _damage_two(p: str, number: str) -> str:
-    """p1 and p4 send a wrong number (a mistake noticed by nobody)."""
+    """p1 and p4 send a wrong number (a mistake noticed by nobody). Every
+    digit changes, so the verification digits too: a change of power digits
+    alone could turn one power's message into another's, which no protocol
+    can notice."""
     if p in (PLAYERS[1], PLAYERS[4]):
-        return number[:-1] + str((int(number[-1]) + 5) % 10)
+        # (Not the same change at each digit: that is the difference of two
+        # of the test's blinds, and would decode with the wrong one.)
+        return cli("add", number, "12345678").strip().split()[-1]
     return number
 
 
@@ -429,7 +434,11 @@ def test_a_stalled_player_is_named_and_the_master_mends_it(harness, tmp_path, tp
     # The master ejects the stalled player and runs a fresh round.
     a.send(GM, f"SIGNON Mbg gmpw\nEJECT {late}\nRERUN")
     post.settle()
-    assert "round 2" in post.said(GM)
+    assert "round 2" in post.said(GM) and "a fresh round of the blinding protocol starts" in post.said(GM)
+    # One fresh round, not one for EJECT and another for RERUN.
+    assert len([m for m in post.boxes[PLAYERS[0]] if "your blinded power message" in m["Subject"]]) == 2
+    with a.judge.sessions() as s:
+        assert find_game(s, "bg").state == "bidding"  # running again, with a deadline ahead
     rest = [p for p in PLAYERS if p != late]
     play_round(a, b, post, players=rest, salt=1)
     record = the_record(a)

@@ -10,6 +10,7 @@ SET THIRDPARTY and RERUN.
 
 from __future__ import annotations
 
+from datetime import timedelta
 from email.utils import parseaddr
 
 from judge import audit, blindmail, rng
@@ -51,18 +52,42 @@ def rerun(ctx: Context, node: nodes.Rerun) -> str:
         raise CommandRejected(f"?{game.name} is assigned already")
     if len(game.players) and not any(p.status == "active" for p in game.players):
         raise CommandRejected(f"?{game.name} has no players left")
-    run = blindmail.start_round(ctx.session, ctx.config, ctx.now, game, why="the master sent RERUN")
-    if game.state == "waiting":
-        set_state(ctx.session, game, "bidding", ctx.now)
-    if game.deadline is None or game.deadline <= ctx.now:
-        from datetime import timedelta
-
-        game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
-    game.missing_notified_at = None
+    run = _fresh_round(ctx, game, "the master sent RERUN")
     rnd = blindmail.gm_state(run).round
     return (f"?{game.name}: round {rnd} of the blinding protocol started; every player was sent a new blinded "
             f"message and token, and the third party {run.third_party} the new round. Deadline: "
             f"{format_time(game.deadline)}")
+
+
+def _fresh_round(ctx: Context, game, why: str) -> BlindRun:
+    """A new round, and the game running again with a deadline ahead."""
+    run = blindmail.start_round(ctx.session, ctx.config, ctx.now, game, why=why)
+    if game.state == "waiting":
+        set_state(ctx.session, game, "bidding", ctx.now)
+    if game.deadline is None or game.deadline <= ctx.now:
+        game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
+    # The master hears of it now (their reply); the daily notice counts from here.
+    game.missing_notified_at = ctx.now
+    return run
+
+
+def roster_changed(ctx: Context, game) -> str:
+    """EJECT or REPLACE in a running blind-random game: the round's players
+    are no longer the game's, so once the mail's lines have run a fresh
+    round starts with the players then active (unless the mail's own RERUN
+    started one with them). Returns what the master's reply adds."""
+    if game.method != "blind-random" or game.state not in ("bidding", "waiting"):
+        return ""
+
+    def fresh_round() -> None:
+        run = blindmail.gm_run(ctx.session, game)
+        active = {p.address for p in game.players if p.status == "active"}
+        if run is None or not active or set(blindmail.gm_state(run).players) == active:
+            return
+        _fresh_round(ctx, game, "the players changed")
+
+    ctx.after.append(fresh_round)
+    return "; a fresh round of the blinding protocol starts with the players as they are now"
 
 
 @handles(nodes.Blinding)
@@ -380,6 +405,16 @@ def _final_sent(ctx: Context, node: nodes.Blinding) -> str:
     return f"?{run.game}: the blinds are published"
 
 
+def _close_round(ctx: Context, node: nodes.Blinding) -> str:
+    """The GM's judge replaced this round (its key shows it is the GM's
+    judge): its players' tokens count no more."""
+    run = _tp_from_gm(ctx, node, finished=True)
+    if not run.state.get("closed"):
+        run.finished = True
+        run.state = {**run.state, "closed": "the GM's judge started a new round"}
+    return f"?{run.game}: that round is closed"
+
+
 def _trace(ctx: Context, node: nodes.Blinding) -> str:
     run = _tp_from_gm(ctx, node, finished=True)
     senders = blindmail.tp_state(run).trace()
@@ -392,5 +427,5 @@ _HANDLERS = {
     "blindlist": _blind_list, "blindsin": _blinds_in, "blinds": _blinds, "claim": _claim, "waiting": _waiting,
     "traced": _traced,
     "thirdparty": _third_party_start, "blinded": _blinded, "listreceived": _list_received,
-    "blind": _blind, "finalsent": _final_sent, "trace": _trace,
+    "blind": _blind, "finalsent": _final_sent, "trace": _trace, "closeround": _close_round,
 }

@@ -12,6 +12,7 @@ from email.utils import parseaddr
 
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
+from judge.commands.eml_blinding import roster_changed
 from judge.games import active_players, find_player, notify, standings
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
@@ -48,7 +49,7 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="ejected")
     notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [player.address], game=game, player=player)
-    return f"{player.name} <{player.address}> ejected from ?{game.name}"
+    return f"{player.name} <{player.address}> ejected from ?{game.name}" + roster_changed(ctx, game)
 
 
 @handles(nodes.Replace)
@@ -81,7 +82,7 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
            player=new, token=token, kind="token")
     asked = {"blind-auction": ", and asked to bid", "preference": ", and asked for a preference list"}
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
-            f"sign on with{asked.get(game.method, '')}")
+            f"sign on with{asked.get(game.method, '')}" + roster_changed(ctx, game))
 
 
 @handles(nodes.NoPreference)

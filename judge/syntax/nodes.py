@@ -158,7 +158,7 @@ class Blinding(Node, Secret):
     replies and logs like a password; empty in CLAIM, which has none."""
 
     kind: str  # blinded, blind, blindlist, blinds, thirdparty, listreceived, blindsin, finalsent, claim,
-    #            waiting, trace, traced
+    #            waiting, trace, traced, closeround
     game: str
     values: tuple[str, ...]  # digit strings; player addresses (and a hash) for thirdparty, waiting, traced
 

@@ -177,6 +177,7 @@ class _ToNodes(Transformer):
     tp_waiting = _blinding("waiting")
     trace = _blinding("trace")
     traced = _blinding("traced")
+    close_round = _blinding("closeround")
 
     def rerun(self, c):
         return nodes.Rerun(**_HERE)
@@ -254,7 +255,7 @@ def _run(line: str, i: int, keep) -> int:
 
 # The blinding protocol's lines whose word after the game is a token or key.
 _TOKEN_WORDS = ("blinded", "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
-                "waiting", "trace", "traced")
+                "waiting", "trace", "traced", "closeround")
 
 
 def _secret_span(line: str) -> tuple[int, int] | None:
@@ -298,7 +299,7 @@ def _secret_span(line: str) -> tuple[int, int] | None:
 _COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace", "no",
                             "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded",
                             "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
-                            "claim", "waiting", "trace", "traced", "rerun"})
+                            "claim", "waiting", "trace", "traced", "rerun", "closeround"})
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import hashlib
 
 from tests.test_e2e_blinding import (  # noqa: F401 (tp_url: a fixture)
+    GM,
     MODERATOR,
     PLAYERS,
     TP,
@@ -92,4 +93,24 @@ def test_forged_protocol_lines_are_refused(harness, tmp_path, tp_url):
     refused = judge_cli(b, "thirdparty", "refuse", "zz")
     assert refused.returncode == 0, refused.stderr
     assert "refused" in judge_cli(b, "games").stdout
+    b.close()
+
+
+def test_a_replaced_player_starts_a_fresh_round_without_the_old_one(harness, tmp_path, tp_url):
+    """REPLACE (or EJECT) while the protocol runs: the old player's token is
+    dead and the new player is in a fresh round; no RERUN needed."""
+    a, b, post = judges(harness, tmp_path, tp_url)
+    start_game(a, post)
+    old = PLAYERS[3]
+    _, old_token = first_round(post, old)
+    a.send(GM, f"SIGNON Mbg gmpw\nREPLACE {old} olga@example.test")
+    post.settle()
+    assert "a fresh round of the blinding protocol starts" in post.said(GM)
+    b.send(old, f"BLINDED ?bg {old_token} 12345678")
+    post.settle()
+    assert "with that token" in post.said(old)
+    players = [p for p in PLAYERS if p != old] + ["olga@example.test"]
+    play_round(a, b, post, players=players)
+    record = the_record(a)
+    assert set(record) == set(players) and len(set(record.values())) == len(players)
     b.close()
