@@ -253,7 +253,8 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     game.resolved_at = now
     names = display_names(game)
     folder = RESULT_TEMPLATES[game.method]
-    attachment = [(record.FILENAME, record.to_bytes(record.sealed(game.name, game.method, data, reveal, result)),
+    attachment = [(record.FILENAME, record.to_bytes(record.sealed(game.name, game.method, data, reveal, result,
+                                                                             names)),
                    "application/json")]
     ctx = dict(game=game, result=result, names=names, powers=power_list(game), reveal=reveal,
                bbcode=render(f"{folder}/forum.bbcode.j2", game=game, result=result, names=names,

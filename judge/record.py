@@ -7,6 +7,8 @@ It travels with every results mail as `resolution.json`, and is what
      "input":  the `judge resolve` file the game amounts to,
      "commitment": SHA-256 of the secret (mailed before any draw),
      "secret": the judge's secret seed, "entropy": [[player, text], ...],
+     "names": {address: the name the mail's text calls the player} (results
+               mails name players so; `judge verify` checks the text by it),
      "result": the resolution record (seed, assignment, draws, ...)}
 """
 
@@ -20,10 +22,12 @@ FILENAME = "resolution.json"
 
 
 def sealed(game: str | None, method: str, data: dict[str, Any], reveal: dict[str, Any] | None,
-           result: dict[str, Any]) -> dict[str, Any]:
+           result: dict[str, Any], names: dict[str, str] | None = None) -> dict[str, Any]:
     record: dict[str, Any] = {"format": FORMAT, "game": game, "method": method, "input": data}
     if reveal:
         record.update(commitment=reveal["commitment"], secret=reveal["secret"], entropy=reveal["entropy"])
+    if names:
+        record["names"] = names
     record["result"] = result
     return record
 

@@ -262,6 +262,11 @@ def test_a_whole_blind_game_leaks_no_power_and_each_player_verifies(harness, tmp
     claims = [" ".join(t.split()) for t in post.texts(PLAYERS[0]) if "the claim is refused" in " ".join(t.split())]
     assert len(claims) == 2 and f"Your power is {record[PLAYERS[0]]}" in claims[-1]
     assert_no_leak(post, record, names)
+    # No auction wording anywhere in a blind game.
+    for rcpt, msg in post.all:
+        if rcpt in record or rcpt == GM:
+            body = post.a.body(msg)
+            assert not re.search(r"auction|\bbid|T, M and D", body, re.I), (rcpt, msg["Subject"], body)
 
     # The master's record re-runs from the mail alone; a changed blind is caught.
     raw = master.as_bytes()

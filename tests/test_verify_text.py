@@ -181,14 +181,13 @@ def test_preference_mails_agree_and_alterations_are_named(judge_h, tmp_path):
     master, anns, cats = result_mail(h, GM), result_mail(h, ann), result_mail(h, "cat@example.test")
     assignment = load(master)["result"]["assignment"]
 
-    # (a) Ann signed on as "Ann Smith": the record holds addresses only, so
-    # the master's mail cannot tie that name to her and says so; her own
-    # mail can ("You, Ann Smith, play ..." goes to ann@example.test).
+    # (a) Ann signed on as "Ann Smith": the record's names tie that name to
+    # her address, so every mail checks all seven players.
+    assert load(master)["names"][ann] == "Ann Smith"
     run = judge_verify(tmp_path, master)
     assert run.returncode == 0, run.stdout + run.stderr
-    assert ("ok: the mail's text agrees with the record: it states the power of 6 of 7 players; "
-            f"not checked: {ann}, named in the text only by a name the record does not hold") in run.stdout
-    for raw, stated in ((anns, "7 of 7 players\n"), (cats, "6 of 7 players; not checked: ann@example.test")):
+    assert "ok: the mail's text agrees with the record: it states the power of 7 of 7 players\n" in run.stdout
+    for raw, stated in ((anns, "7 of 7 players\n"), (cats, "7 of 7 players\n")):
         run = judge_verify(tmp_path, raw)
         assert run.returncode == 0, run.stdout + run.stderr
         assert "ok: the mail's text agrees with the record: it states the power of " + stated in run.stdout

@@ -212,7 +212,8 @@ def _finish(ctx: Context, game, run: BlindRun, state: blinding.GMState, record: 
                    game=game.name, record=record, names=names, pattern=state.fmt.pattern, gm_blind=state.gm_blind,
                    seed=seed.hex(), commitment=game.commitment,
                    attachments=[(sealed_record.FILENAME, sealed_record.to_bytes(
-                       sealed_record.sealed(game.name, game.method, data, reveal, result)), "application/json")])
+                       sealed_record.sealed(game.name, game.method, data, reveal, result, names)),
+                       "application/json")])
     set_state(ctx.session, game, "resolved", ctx.now)
     game.resolved_at = ctx.now
     audit.record(ctx.session, ctx.now, "resolution", game_id=game.id, seed=seed.hex(), assignment=powers,
