@@ -37,19 +37,15 @@ def _decide(ctx: click.Context, game: str, gm: str | None, accept: bool) -> None
         click.echo(f"?{run.game} of {run.gm}: " + ("this judge is its third party" if accept else "refused"))
 
 
-@thirdparty.command()
-@click.argument("game")
-@click.option("--gm", help="The GM's judge, when several ask for the same game name.")
-@click.pass_context
-def accept(ctx: click.Context, game: str, gm: str | None) -> None:
-    """Be the third party of GAME, as its GM's judge asked."""
-    _decide(ctx, game, gm, True)
+def _command(name: str, accept: bool, doc: str) -> None:
+    """`judge thirdparty accept|refuse GAME [--gm JUDGE]`."""
+    def command(ctx: click.Context, game: str, gm: str | None) -> None:
+        _decide(ctx, game, gm, accept)
+
+    command.__doc__ = doc
+    option = click.option("--gm", help="The GM's judge, when several ask for the same game name.")
+    thirdparty.command(name)(click.argument("game")(option(click.pass_context(command))))
 
 
-@thirdparty.command()
-@click.argument("game")
-@click.option("--gm", help="The GM's judge, when several ask for the same game name.")
-@click.pass_context
-def refuse(ctx: click.Context, game: str, gm: str | None) -> None:
-    """Refuse to be the third party of GAME."""
-    _decide(ctx, game, gm, False)
+_command("accept", True, "Be the third party of GAME, as its GM's judge asked.")
+_command("refuse", False, "Refuse to be the third party of GAME.")

@@ -80,19 +80,31 @@ def test_forged_protocol_lines_are_refused(harness, tmp_path, tp_url):
     assert "not the key of ?bg's current round" in " ".join(a.body(a.last_to(TP)).split())
 
     # THIRDPARTY from a stranger is not acted on: the operator is asked.
-    b.send("stranger@else.test", "THIRDPARTY ?zz KEYKEYKEYKEY zed@else.test " + "ab" * 32)
-    post.settle()
-    assert "its operator was asked" in post.said("stranger@else.test")
-    assert any("asked to be the third party" in m["Subject"] for m in post.boxes[MODERATOR])
     token_zz = "ZEDTOKENZEDT"
     b.send("stranger@else.test", "THIRDPARTY ?zz KEYKEYKEYKEY zed@else.test "
            + hashlib.sha256(token_zz.encode()).hexdigest())
+    post.settle()
+    assert "its operator was asked" in post.said("stranger@else.test")
+    assert any("asked to be the third party" in m["Subject"] for m in post.boxes[MODERATOR])
+    # A second request of the same stranger waits behind the first.
+    b.send("stranger@else.test", "THIRDPARTY ?zz OTHERKEYKEYK zed@else.test " + "ab" * 32)
     b.send("zed@else.test", f"BLINDED ?zz {token_zz} 12345678")
     post.settle()
+    assert "waits for this judge's operator already" in post.said("stranger@else.test")
     assert "waits for an operator" in judge_cli(b, "games").stdout
+    assert "not yet accepted" in post.said("zed@else.test")
     refused = judge_cli(b, "thirdparty", "refuse", "zz")
     assert refused.returncode == 0, refused.stderr
     assert "refused" in judge_cli(b, "games").stdout
+    # A genuine request from a judge not configured: accepted by the operator.
+    b.send("gm@third.test", "THIRDPARTY ?yy KEYKEYKEYKEY zed@else.test "
+           + hashlib.sha256(token_zz.encode()).hexdigest())
+    post.settle()
+    accepted = judge_cli(b, "thirdparty", "accept", "yy")
+    assert accepted.returncode == 0 and "this judge is its third party" in accepted.stdout, accepted.stderr
+    b.send("zed@else.test", f"BLINDED ?yy {token_zz} 12345678")
+    post.settle()
+    assert "your blinded message for ?yy is in" in post.said("zed@else.test")
     b.close()
 
 
