@@ -449,6 +449,10 @@ class Out:
     text: str
 
 
+# Where out_text puts an attachment (the resolution.json): no forum post.
+ATTACHMENT = "--- attachment:"
+
+
 def out_text(raw: bytes) -> str:
     """Subject, To and every text (and JSON) part of an outbox mail, decoded."""
     try:
@@ -462,6 +466,8 @@ def out_text(raw: bytes) -> str:
                     content = part.get_content()
                 except Exception:
                     content = part.get_payload(decode=True) or b""
+                if part.get_content_maintype() != "text":
+                    parts.append(f"{ATTACHMENT} {part.get_filename()}")
                 parts.append(content.decode("utf-8", "replace") if isinstance(content, bytes) else content)
         return "\n".join(parts)
     except Exception:
@@ -816,7 +822,10 @@ def forum_post(o: Out) -> str:
     if o.kind != "result":
         return ""
     at = o.text.find("paste this post")
-    return o.text[at:] if at >= 0 else ""
+    if at < 0:
+        return ""
+    end = o.text.find(ATTACHMENT, at)
+    return o.text[at:end if end >= 0 else None]
 
 
 def _first(textual: str, words: tuple[str, ...]) -> str:
