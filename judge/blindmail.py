@@ -55,8 +55,10 @@ def send(session: Session, config: Config, now: datetime, template: str, to: lis
     in a blind game the players' addresses are not shared."""
     subject, body = render_mail(f"blind/{template}.txt.j2", judge=config.address, **context)
     for address in to:
+        # Private: a blind game's mail shows a token, a message or a power
+        # that is for its one recipient (never a forum topic).
         queue_mail(session, config, now, to=[address], subject=subject, body=body, kind=kind, game_id=game_id,
-                   attachments=attachments, run_id=run_id)
+                   attachments=attachments, run_id=run_id, private=True)
 
 
 # --- this judge as the GM's side -------------------------------------------

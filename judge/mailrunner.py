@@ -437,7 +437,7 @@ def _reply(session: Session, config: Config, now: datetime, row: InboundRow, mai
     subject, body = render_mail("reply.txt.j2", mail=mail, blocks=_bounded(blocks), judge_name=config.name,
                                 received=row.received_at, subject=_short(mask_secret(mail.subject), 200))
     queue_mail(session, config, now, to=[to or reply_address(session, mail)], subject=subject, body=body, kind="reply",
-               game_id=game_id, inbound_id=row.id, in_reply_to=mail.message_id)
+               game_id=game_id, inbound_id=row.id, in_reply_to=mail.message_id, private=to is not None)
 
 
 def _no_command_reply(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail,

@@ -40,14 +40,19 @@ _INSERT = OutboxMessage.__table__.insert()
 def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
                body: str, kind: str, game_id: int | None = None, inbound_id: int | None = None,
                in_reply_to: str | None = None,
-               attachments: Sequence[tuple[str, bytes, str]] = (), run_id: int | None = None) -> int:
+               attachments: Sequence[tuple[str, bytes, str]] = (), run_id: int | None = None,
+               private: bool = False) -> int:
     """Put one mail in the outbox; returns its row id. `run_id`: a
     third-party run of the blinding protocol the mail belongs to (it has no
-    game here), for its log."""
+    game here), for its log. `private` (and every mail of kind "token"): for
+    its recipients' eyes only, so never posted in a forum topic
+    (judge/transports/discourse.py)."""
     message_id = make_message_id(config.domain, uuid.uuid4().hex)
+    private = private or kind == "token"
     raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
                   message_id=message_id, date=now, in_reply_to=in_reply_to,
-                  references=[in_reply_to] if in_reply_to else (), attachments=attachments)
+                  references=[in_reply_to] if in_reply_to else (), attachments=attachments,
+                  extra_headers={"X-Judge-Private": "yes"} if private else None)
     # A plain INSERT, built once, not an ORM object: a backlog queues one
     # reply per mail.
     row_id = session.connection().execute(_INSERT, {

@@ -165,6 +165,17 @@ class FakeDiscourse:
             if method == "POST" and path == "/posts.json":
                 if not isinstance(body, dict):
                     return 400, {"errors": ["bad JSON"]}
+                if body.get("archetype") == "private_message":
+                    # A new private message: a private topic for its author
+                    # and target_recipients (comma-separated usernames).
+                    targets = [t for t in str(body.get("target_recipients") or "").split(",") if t]
+                    raw = str(body.get("raw") or "")
+                    if not targets or not str(body.get("title") or "").strip() or len(raw.strip()) < 2:
+                        return 422, {"errors": ["a private message needs a title, recipients and a body"]}
+                    topic_id = self.add_pm(str(body["title"]), user, targets, raw)
+                    post = self.topic_posts(topic_id)[0]
+                    self.replies.append(post)
+                    return 200, self._post_json(post)
                 topic = self.topics.get(_int(str(body.get("topic_id"))))
                 if topic is None or not self._visible(topic, user):
                     return 404, {"errors": ["topic not found"]}

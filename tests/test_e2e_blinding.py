@@ -262,6 +262,11 @@ def test_a_whole_blind_game_leaks_no_power_and_each_player_verifies(harness, tmp
     claims = [" ".join(t.split()) for t in post.texts(PLAYERS[0]) if "the claim is refused" in " ".join(t.split())]
     assert len(claims) == 2 and f"Your power is {record[PLAYERS[0]]}" in claims[-1]
     assert_no_leak(post, record, names)
+    # Every mail of the protocol to a player is private: on a forum it is a
+    # private message, never a post in a topic (tests/security/test_private_mail_on_forum.py).
+    for rcpt, msg in post.all:
+        if rcpt in record and msg["Auto-Submitted"] and "Re:" not in msg["Subject"]:
+            assert msg["X-Judge-Private"] == "yes", (rcpt, msg["Subject"])
     # No auction wording anywhere in a blind game.
     for rcpt, msg in post.all:
         if rcpt in record or rcpt == GM:

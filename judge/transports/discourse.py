@@ -10,6 +10,11 @@ forum users, and posts its text body as a reply in a topic (POST /posts.json
    GET /posts/ID.json -> topic_id;
 3. settings.fallback_topic, with @mentions of the forum recipients.
 
+A mail marked private (header X-Judge-Private: yes: a token, or a blind
+game's power) is never posted in a topic, where everyone reads it: it goes
+to its forum recipients as a new private message, and its other recipients
+go by mail.
+
 Errors: 429, 5xx, 408 and network faults are temporary (Retry-After kept in
 the message), other 4xx permanent, as is a mail with no topic to post in.
 Discourse has no idempotency key: a mail already posted by this process is not
@@ -70,7 +75,7 @@ class DiscourseTransport(Transport):
 
     def route(self, mail: OutgoingMail) -> tuple[str, ...]:
         """The recipients this transport delivers (to CompositeTransport)."""
-        if self.answers_forum(mail):
+        if not is_private(self._parse(mail)) and self.answers_forum(mail):
             return tuple(mail.recipients)
         return tuple(r for r in mail.recipients if self.settings.is_forum_address(r))
 
@@ -87,6 +92,9 @@ class DiscourseTransport(Transport):
             text = _body_text(msg)
         except Exception as exc:
             raise TransportError(f"unreadable outgoing mail {mail.message_id}: {exc}", temporary=False) from exc
+        if is_private(msg):
+            self._send_private(mail, msg, text, commit_point)
+            return
         mentions = ""
         try:
             topic = self._topic_header(msg)
@@ -125,6 +133,37 @@ class DiscourseTransport(Transport):
         post_id = result.get("id") if isinstance(result, dict) else None
         self._posted[key] = post_id
         log.info("%s: %s posted in topic %s as post %s", self.name, mail.message_id, topic, post_id)
+
+
+    def _send_private(self, mail: OutgoingMail, msg: EmailMessage, text: str,
+                      commit_point: Callable[[], None]) -> None:
+        users = [u for u in map(self.settings.username_of, mail.recipients) if u]
+        if not users:
+            raise TransportError(f"private mail {mail.message_id} has no forum user among "
+                                 f"{', '.join(mail.recipients)}; it is not posted in a topic", temporary=False)
+        key = (mail.message_id, 0)  # topic 0: a private message of its own
+        if key in self._posted:
+            return
+        raw = text.rstrip() or "(empty)"
+        if len(raw) > MAX_POST_CHARS:
+            raw = raw[:MAX_POST_CHARS - 40].rstrip() + "\n\n[... cut: too long for one post]"
+        title = str(msg.get("Subject") or "").strip() or "A message of the judge"
+        commit_point()
+        try:
+            result = self.client.post("/posts.json", {"title": title[:200], "raw": raw, "archetype": "private_message",
+                                                      "target_recipients": ",".join(users)})
+        except DiscourseError as exc:
+            raise TransportError(f"Discourse: {exc}", temporary=exc.temporary,
+                                 unconfirmed=getattr(exc, "status", None) is None) from exc
+        self._posted[key] = result.get("id") if isinstance(result, dict) else None
+        log.info("%s: %s sent as a private message to %s", self.name, mail.message_id, ", ".join(users))
+
+
+PRIVATE_HEADER = "X-Judge-Private"
+
+
+def is_private(msg: EmailMessage) -> bool:
+    return str(msg.get(PRIVATE_HEADER) or "").strip().lower() == "yes"
 
 
 def _body_text(msg: EmailMessage) -> str:
