@@ -27,7 +27,7 @@ from sqlalchemy import create_engine, select, text
 
 from judge.cli_blind import blind
 from judge.games import find_game
-from judge.store.models import Game, InboundMessage
+from judge.store.models import InboundMessage
 from judge.transports.maildir import read_all
 from tests.harness import Harness
 

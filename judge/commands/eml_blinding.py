@@ -47,10 +47,8 @@ def rerun(ctx: Context, node: nodes.Rerun) -> str:
     game = ctx.require_master_in(("bidding", "waiting"), "only a running blind-random game can run again")
     if game.method != "blind-random":
         raise CommandRejected(f"?{game.name} uses {game.method}: RERUN belongs to the blinding protocol")
-    old = blindmail.gm_run(ctx.session, game)
-    if old is not None and blindmail.gm_state(old).phase == blinding.DONE:  # pragma: no cover - resolved then
-        raise CommandRejected(f"?{game.name} is assigned already")
-    if len(game.players) and not any(p.status == "active" for p in game.players):
+    # (A round that ended has resolved the game: require_master_in refused.)
+    if not any(p.status == "active" for p in game.players):
         raise CommandRejected(f"?{game.name} has no players left")
     run = _fresh_round(ctx, game, "the master sent RERUN")
     rnd = blindmail.gm_state(run).round
