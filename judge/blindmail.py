@@ -175,6 +175,12 @@ def tp_runs(session: Session, game: str, *, finished: bool = False) -> list[Blin
     return [r for r in session.scalars(query) if r.game.casefold() == game.casefold()]
 
 
+def pending_request(session: Session, gm: str) -> BlindRun | None:
+    """An unfinished run that `gm` asked for and no operator has accepted."""
+    runs = session.scalars(select(BlindRun).where(BlindRun.role == "third-party", BlindRun.finished.is_(False)))
+    return next((r for r in runs if r.state.get("pending") and r.gm.casefold() == gm.casefold()), None)
+
+
 def tp_run_by_key(session: Session, game: str, gm: str, key: str, *, finished: bool = False) -> BlindRun | None:
     """The run of that game, GM's judge and key."""
     key = blinding.normal_token(key)

@@ -263,9 +263,10 @@ def _third_party_start(ctx: Context, node: nodes.Blinding) -> str:
         if ctx.sender.casefold() == ctx.config.address.casefold():
             raise CommandRejected("this judge cannot be its own third party")
         trusted = ctx.sender.casefold() in ctx.config.trusted_judges
-        if not trusted and any(r.state.get("pending") and r.gm.casefold() == ctx.sender.casefold()
-                               for r in blindmail.tp_runs(ctx.session, node.game)):
-            raise CommandRejected(f"a request of yours for ?{node.game} waits for this judge's operator already")
+        if not trusted and blindmail.pending_request(ctx.session, ctx.sender) is not None:
+            # One waiting request per sender, whatever the game: a stranger
+            # cannot fill the store or the moderators' mailbox with them.
+            raise CommandRejected("a request of yours waits for this judge's operator already")
         state = blinding.ThirdPartyState.new([address.lower()], gm=ctx.sender, key=node.password,
                                              hashes={address.lower(): hash_})
         run = BlindRun(role="third-party", game=node.game, game_id=None, gm=ctx.sender,

@@ -86,11 +86,14 @@ def test_forged_protocol_lines_are_refused(harness, tmp_path, tp_url):
     post.settle()
     assert "its operator was asked" in post.said("stranger@else.test")
     assert any("asked to be the third party" in m["Subject"] for m in post.boxes[MODERATOR])
-    # A second request of the same stranger waits behind the first.
-    b.send("stranger@else.test", "THIRDPARTY ?zz OTHERKEYKEYK zed@else.test " + "ab" * 32)
+    # A second request of the same stranger (any game) waits behind the first:
+    # no flood of requests, nor of mails to the moderators.
+    b.send("stranger@else.test", "\n".join(f"THIRDPARTY ?g{i} OTHERKEYKEYK zed@else.test " + "ab" * 32
+                                            for i in range(50)))
     b.send("zed@else.test", f"BLINDED ?zz {token_zz} 12345678")
     post.settle()
-    assert "waits for this judge's operator already" in post.said("stranger@else.test")
+    assert post.said("stranger@else.test").count("waits for this judge's operator already") == 50
+    assert len([m for m in post.boxes[MODERATOR] if "asked to be the third party" in m["Subject"]]) == 1
     assert "waits for an operator" in judge_cli(b, "games").stdout
     assert "not yet accepted" in post.said("zed@else.test")
     refused = judge_cli(b, "thirdparty", "refuse", "zz")
