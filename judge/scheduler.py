@@ -25,9 +25,16 @@ from judge.store.models import Game
 BLIND_NOTICE_EVERY = timedelta(days=1)
 
 
+# At its deadline a game of these methods starts as START would; an
+# auction's deadline closes its bidding, so a forming auction waits for START.
+STARTS_AT_DEADLINE = ("preference", "random", "blind-random")
+
+
 def due_games(session: Session, now: datetime) -> list[int]:
+    running = Game.state == "bidding"
+    forming = (Game.state == "forming") & Game.method.in_(STARTS_AT_DEADLINE)
     return list(session.scalars(
-        select(Game.id).where(Game.state == "bidding", Game.deadline.is_not(None), Game.deadline <= now)
+        select(Game.id).where(running | forming, Game.deadline.is_not(None), Game.deadline <= now)
         .order_by(Game.deadline)
     ))
 
@@ -62,6 +69,26 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
     return done
 
 
+def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) -> str:
+    """A preference, random or blind-random game at its deadline starts as
+    START would; if it cannot, its master is told why, once (the deadline is
+    cleared: a new one, or START, goes on)."""
+    from judge.commands import CommandRejected
+    from judge.commands.eml_start import begin
+
+    deadline = game.deadline
+    try:
+        done = begin(s, config, now, game)
+    except CommandRejected as err:
+        game.deadline = None
+        notify(s, config, now, "gm/deadline_not_started.txt.j2", [game.gm_address], game=game, deadline=deadline,
+               reason=str(err))
+        return f"{game.name}: could not start at its deadline"
+    notify(s, config, now, "gm/deadline_started.txt.j2", [game.gm_address], game=game, deadline=deadline,
+           done=done)
+    return f"{game.name}: started at its deadline"
+
+
 def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
     """The daily notice to a blind-random game's master: the protocol's step
     and whom it waits for."""
@@ -81,8 +108,12 @@ def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str
 
 def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
     game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
-    if game is None or game.state != "bidding" or game.deadline is None or game.deadline > now:
+    if game is None or game.deadline is None or game.deadline > now:
         return None  # another judge process got there first
+    if game.state == "forming" and game.method in STARTS_AT_DEADLINE:
+        return _start_at_deadline(s, config, game, now)
+    if game.state != "bidding":
+        return None
     if game.method == "blind-random":
         # The blinding protocol runs by mail between the players, the third
         # party and this judge: there is nothing to resolve at a deadline.

@@ -5,7 +5,7 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
-from judge.games import active_players, describe_params, is_auction, param_warnings, set_state
+from judge.games import active_players, describe_params, is_auction, notify, param_warnings, set_state
 from judge.methods import UnknownMethod, blind_auction as ba, get_method
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
@@ -40,9 +40,18 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
         when = parse_deadline(node.text, ctx.now)
     except DeadlineError as err:
         raise CommandRejected(str(err)) from err
-    game.deadline = when
+    before, game.deadline = game.deadline, when
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  deadline=when.isoformat())
+    told = ""
+    if before != when:
+        # Every player hears of it, in a mail of their own (in a blind game
+        # the players' addresses are not shared).
+        players = active_players(game)
+        for p in players:
+            notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [p.address], game=game,
+                   player=p, before=before, when=when)
+        told = f"; {len(players)} player{'s were' if len(players) != 1 else ' was'} told" if players else ""
     extra = ""
     if game.state == "waiting":
         # A new deadline reopens bidding for the players still missing.
@@ -50,7 +59,7 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
         game.missing_notified_at = None
         extra = ("; bidding is open again until then" if is_auction(game)
                  else "; the game runs on until then")
-    return f"deadline of ?{game.name} set to {format_time(when)}{extra}"
+    return f"deadline of ?{game.name} set to {format_time(when)}{extra}{told}"
 
 
 @handles(nodes.SetParam)

@@ -3,10 +3,13 @@ PROCESS (resolve an auction now, before the deadline)."""
 
 from __future__ import annotations
 
-from datetime import timedelta
+from datetime import datetime, timedelta
+
+from sqlalchemy.orm import Session
 
 from judge import blindmail
 from judge.commands.base import CommandRejected, Context, handles
+from judge.config import Config
 from judge.deadlines import format_time
 from judge.games import (
     active_players,
@@ -20,6 +23,7 @@ from judge.games import (
     seats,
     set_state,
 )
+from judge.store.models import Game
 from judge.syntax import nodes
 
 
@@ -30,6 +34,13 @@ def start(ctx: Context, node: nodes.Start) -> str:
         again = (" To run the blinding protocol again as a fresh round, send RERUN"
                  if game.method == "blind-random" and game.state in ("bidding", "waiting") else "")
         raise CommandRejected(f"the game has started already (?{game.name} is {game.state}).{again}")
+    return begin(ctx.session, ctx.config, ctx.now, game)
+
+
+def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
+    """Start a forming game, as START does (the scheduler calls it at the
+    deadline of a game that is not an auction): what the master is told, or
+    CommandRejected with why it cannot start."""
     players = active_players(game)
     U = seats(game)
     if len(players) != U:
@@ -39,27 +50,27 @@ def start(ctx: Context, node: nodes.Start) -> str:
     except ValueError as err:  # each method's ParamError
         raise CommandRejected(f"?{game.name} cannot start: {err}. Fix it with SET first") from err
     if game.method == "blind-random":
-        set_state(ctx.session, game, "bidding", ctx.now)
-        game.started_at = ctx.now
-        if game.deadline is None or game.deadline <= ctx.now:
-            game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
-        blindmail.start_round(ctx.session, ctx.config, ctx.now, game)
+        set_state(session, game, "bidding", now)
+        game.started_at = now
+        if game.deadline is None or game.deadline <= now:
+            game.deadline = now + timedelta(hours=config.default_deadline_hours)
+        blindmail.start_round(session, config, now, game)
         return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
                 f"third party {game.params['third_party']} takes it from here. Deadline: "
                 f"{format_time(game.deadline)}")
     if not is_auction(game):
         # Preference lists are in already: the assignment is made now.
-        set_state(ctx.session, game, "bidding", ctx.now)
-        game.started_at = ctx.now
-        resolve_game(ctx.session, ctx.config, game, ctx.now)
+        set_state(session, game, "bidding", now)
+        game.started_at = now
+        resolve_game(session, config, game, now)
         return f"?{game.name} started: powers assigned; results sent to all {len(players)} players and to you"
-    if game.deadline is None or game.deadline <= ctx.now:
-        game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
-    set_state(ctx.session, game, "bidding", ctx.now)
-    game.started_at = ctx.now
+    if game.deadline is None or game.deadline <= now:
+        game.deadline = now + timedelta(hours=config.default_deadline_hours)
+    set_state(session, game, "bidding", now)
+    game.started_at = now
     params = effective_params(game)
     for p in players:
-        notify(ctx.session, ctx.config, ctx.now, "player/auction_open.txt.j2", [p.address], game=game,
+        notify(session, config, now, "player/auction_open.txt.j2", [p.address], game=game,
                player=p, params=params, powers=power_list(game))
     return (f"the auction of ?{game.name} is open until {format_time(game.deadline)}; "
             f"{len(players)} players were sent the rules" + "".join(f"\n  Warning: {w}" for w in warnings))

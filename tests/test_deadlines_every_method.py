@@ -1,0 +1,66 @@
+"""Deadlines in every method (issue 11, first part): players hear when the
+master moves the deadline; a preference, random or blind-random game starts
+at its deadline as START would, or its master hears why it cannot; LIST
+shows every game's deadline."""
+
+from __future__ import annotations
+
+from judge.games import find_game
+
+GM = "gm@example.test"
+PLAYERS = [f"p{i}@example.test" for i in range(7)]
+
+
+def _create(h, method: str, players=PLAYERS) -> None:
+    h.mail(GM, f"CREATE ?g gmpw {method}")
+    for p in players:
+        h.mail(p, "SIGNON ?g pw")
+
+
+def test_players_are_told_when_the_master_moves_the_deadline(harness):
+    h = harness
+    _create(h, "blind-random", PLAYERS[:3])
+    h.mail(GM, "SIGNON Mg gmpw\nSET DEADLINE +48h")
+    assert "3 players were told" in " ".join(h.body(h.last_to(GM)).split())
+    for p in PLAYERS[:3]:
+        mail = h.last_to(p)
+        assert "deadline is now" in mail["Subject"] and "The master of ?g set its deadline" in h.body(mail)
+        assert str(mail["To"]) == p  # one mail each: in a blind game addresses are not shared
+    # The same deadline again tells nobody again.
+    before = len(h.sent_to(PLAYERS[0]))
+    h.mail(GM, "SIGNON Mg gmpw\nSET DEADLINE " + find_deadline(h))
+    assert len(h.sent_to(PLAYERS[0])) == before
+
+
+def find_deadline(h) -> str:
+    with h.judge.sessions() as s:
+        return find_game(s, "g").deadline.strftime("%Y-%m-%d %H:%M UTC")
+
+
+def test_a_preference_game_is_assigned_at_its_deadline(harness):
+    h = harness
+    _create(h, "preference")
+    h.mail(PLAYERS[0], "SIGNON ?g pw\nSET PREFERENCE EFGRAIT")
+    h.mail(GM, "SIGNON Mg gmpw\nSET DEADLINE +24h\nLIST ?g")
+    assert "Deadline: " in h.body(h.last_to(GM)) and "not set" not in h.body(h.last_to(GM)).split("Deadline:")[1][:20]
+    h.clock.advance(hours=25)
+    h.run()
+    with h.judge.sessions() as s:
+        assert find_game(s, "g").state == "resolved"
+    assert any("the game started" in m["Subject"] for m in h.sent_to(GM))
+    assert all(len(h.sent_to_kind(p, "result")) == 1 for p in PLAYERS)
+
+
+def test_a_game_that_cannot_start_at_its_deadline_tells_its_master_once(harness):
+    h = harness
+    _create(h, "random", PLAYERS[:5])
+    h.mail(GM, "SIGNON Mg gmpw\nSET DEADLINE +1h")
+    h.clock.advance(hours=2)
+    h.run()
+    h.clock.advance(hours=2)
+    h.run()
+    told = [m for m in h.sent_to(GM) if "cannot start" in m["Subject"]]
+    assert len(told) == 1 and "5 of its 7 players" in " ".join(h.body(told[0]).split())
+    with h.judge.sessions() as s:
+        game = find_game(s, "g")
+        assert game.state == "forming" and game.deadline is None
