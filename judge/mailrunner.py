@@ -28,6 +28,7 @@ from judge.submission import check
 from judge.syntax import CommandSyntaxError, looks_like_command, mask_secret, nodes, parse_line
 from judge.syntax.parser import MAX_LINE_LENGTH
 from judge.templating import render_mail
+from judge.wording import plural, were
 
 
 @dataclass
@@ -251,7 +252,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         if ctx.stop:
             rest = [(n, l) for n, l in enumerate(lines[number - 1:], number) if l.strip()]
             if rest:
-                blocks.append(Block(rest, "ignored", f"{len(rest)} line(s) after this point were not read"))
+                blocks.append(Block(rest, "ignored", f"{plural(len(rest), 'line')} after this point "
+                                                     f"{were(len(rest))} not read"))
             break
         if not stripped:
             continue
@@ -266,7 +268,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             # A mail's cost is bounded by its lines, not only its bytes:
             # 5,000 LIST lines held the daemon for seconds.
             rest = sum(1 for l in lines[number - 1:] if l.strip())
-            blocks.append(Block([], "ignored", f"{rest} line(s) from line {number} on were not read: the judge "
+            blocks.append(Block([], "ignored", f"{plural(rest, 'line')} from line {number} on {were(rest)} not read: the judge "
                                                f"reads at most {limit} lines a mail", always=True))
             break
         try:
@@ -322,7 +324,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     for work in ctx.after:
         work()
     if quoted:
-        blocks.append(Block([], "ignored", f"{quoted} quoted line(s) (starting with >) were not read"))
+        blocks.append(Block([], "ignored", f"{plural(quoted, 'quoted line')} (starting with >) {were(quoted)} not read"))
     if not any(b.status != "ignored" for b in blocks):
         blocks.append(Block([], "ignored", "your mail held no commands; send HELP for the list"))
     return blocks
@@ -389,7 +391,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         else:
             stands = (f"Unless you send a valid list before {format_time(game.deadline)}, you bid No Preference "
                       f"(D = {params.D} on every power).")
-        block.message = f"bid list rejected, for {len(checked.violations)} reason(s). {stands}"
+        block.message = f"bid list rejected, for {plural(len(checked.violations), 'reason')}. {stands}"
     _record(ctx, first, text, block.status, "; ".join([block.message, *block.notes]))
 
 

@@ -9,6 +9,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
 from judge.deadlines import format_time
 from judge.names import one_line
+from judge.wording import plural, reply_subject
 from judge.resources import data_dir
 
 
@@ -47,6 +48,8 @@ def environment() -> Environment:
     env.filters["ljust"] = _ljust
     env.filters["rjust"] = _rjust
     env.filters["bbcode"] = bbcode
+    env.filters["plural"] = plural
+    env.filters["reply_subject"] = reply_subject
     return env
 
 

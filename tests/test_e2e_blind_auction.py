@@ -79,7 +79,7 @@ def test_blind_auction_by_mail(harness):
     h.mail("eve@example.test", "SIGNON ?spring pw-Eve\nAustria 80\nEngland 30\nFrance 30\nGermany 15\n"
                                "Italy 10\nRussia 5\nTurkey 1")
     reply = h.body(h.last_to("eve@example.test"))
-    assert "Rejected: bid list rejected, for 3 reason(s)" in reply
+    assert "Rejected: bid list rejected, for 3 reasons" in reply
     assert "no bid may exceed M = 70" in reply
     assert "England and France both have 30 points" in reply
     assert "must not exceed T = 140" in reply
@@ -91,7 +91,7 @@ def test_blind_auction_by_mail(harness):
     # A wrong password changes nothing and says so.
     h.mail("fay@example.test", "SIGNON ?spring wrong\nAustria 70")
     reply = h.body(h.last_to("fay@example.test"))
-    assert "wrong password for ?spring" in reply and "Ignored: 1 line(s)" in reply
+    assert "wrong password for ?spring" in reply and "Ignored: 1 line" in reply
 
     # Gus never sends. The deadline passes: the GM is told, the game waits.
     h.clock.advance(hours=48)

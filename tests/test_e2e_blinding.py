@@ -415,7 +415,7 @@ def test_a_stalled_player_is_named_and_the_master_mends_it(harness, tmp_path, tp
         b.send(p, f"BLINDED ?bg {token} {cli('add', first, blind_of(k)).split()[-1]}")
     post.settle()
     # Players hear how many are awaited, never who.
-    assert "Waiting for the blinded message of 1 more player(s)" in post.said(PLAYERS[6])  # the last to send
+    assert "Waiting for the blinded message of 1 more player." in post.said(PLAYERS[6])  # the last to send
     assert late not in "".join(post.texts(PLAYERS[0]))
     # LIST names the step and the player it waits for.
     a.send("stranger@else.test", "LIST ?bg")

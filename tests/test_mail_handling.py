@@ -86,8 +86,8 @@ def test_every_line_has_an_outcome_and_passwords_are_masked(h):
     assert "> CREATE ?g ****" in reply and "Done: game ?g created" in reply
     assert "line 2: SET T x\n" in reply and "\n              ^\n" in reply and "expected a whole number" in reply
     assert "Rejected: there is no game ?nosuch" in reply
-    assert "Ignored: 1 line(s) after this point were not read" in reply
-    assert "1 quoted line(s)" in reply
+    assert "Ignored: 1 line after this point was not read" in reply
+    assert "1 quoted line (starting with >) was not read" in reply
 
 
 def test_a_mail_with_no_commands_is_answered(h):
@@ -112,7 +112,7 @@ def test_players_cannot_use_master_commands_and_bad_passwords_change_nothing(h):
     assert reply.count("only the master of ?g may do this") == 2
     h.mail(players[1], "SIGNON Mg pw\nSTART")
     reply = h.body(h.last_to(players[1]))
-    assert "wrong master password" in reply and "Ignored: 1 line(s)" in reply
+    assert "wrong master password" in reply and "Ignored: 1 line" in reply
     with h.judge.sessions() as s:
         assert find_game(s, "g").state == "forming"
     h.mail("late@example.test", "SIGNON ?g pw")
@@ -194,7 +194,7 @@ def test_master_gets_warnings_and_impossible_parameters_block_start(h):
     assert "the auction of ?g is open" in reply and "can only change before the auction starts" in reply
     with h.judge.sessions() as s:
         assert find_game(s, "g").params == {"T": 140, "M": 70, "D": "T/U"}
-    assert "D = 20 point(s) on every power" in h.body(h.last_to("p0@example.test"))
+    assert "D = 20 points on every power" in h.body(h.last_to("p0@example.test"))
 
 
 def test_set_password_and_custom_variant(tmp_path):
@@ -275,7 +275,7 @@ def test_replies_stay_small_whatever_was_sent(h):
     body = h.body(msg)
     assert len(msg.as_bytes()) < 150_000
     assert "300 more entries not shown (300 of them rejected)" in body
-    assert "4500 line(s) from line 501 on were not read" in body
+    assert "4500 lines from line 501 on were not read" in body
     assert len(str(msg["Subject"])) < 260
     h.mail("bob@example.test", "SIGNON ?g " + "pw " * 20000)
     body = h.body(h.last_to("bob@example.test"))

@@ -23,6 +23,7 @@ from judge.methods.blind_random import final_key_commitment, final_stream, repla
 from judge.rng import DrawStream
 from judge.store.models import BlindRun, Resolution
 from judge.syntax import nodes
+from judge.wording import plural
 
 
 @handles(nodes.SetThirdParty)
@@ -227,7 +228,7 @@ def _waiting(ctx: Context, node: nodes.Blinding) -> str:
     players = [known[p.casefold()] for p in node.values[1:] if p.casefold() in known]
     run.state = {**run.state, "tp_waiting": {"step": step if step != "none" else "", "players": players,
                                              "at": ctx.now.isoformat()}}
-    return f"?{game.name}: the third party waits for {len(players)} player(s)"
+    return f"?{game.name}: the third party waits for {plural(len(players), 'player')}"
 
 
 def _claim(ctx: Context, node: nodes.Blinding) -> str:
@@ -338,7 +339,7 @@ def _remaining(state: blinding.ThirdPartyState) -> str:
     if not who:
         return ""
     what = "blinded message" if step == "blinded" else "blinding factor"
-    return f" Waiting for the {what} of {len(who)} more player(s)."
+    return f" Waiting for the {what} of {plural(len(who), 'more player')}."
 
 
 def _blinded(ctx: Context, node: nodes.Blinding) -> str:

@@ -34,7 +34,7 @@ REPLY_CONTAINS: dict[str, list[str]] = {
     "nested_multipart_1000": ["nested more than 50 deep"],  # InboundMail.refusal
     "unknown_charset": ["?bad"],
     "attachment_20mb": ["the judge reads mails of at most"],
-    "forged_from_wrong_password": ["wrong master password for ?bad", "line(s) after this point were not read"],
+    "forged_from_wrong_password": ["wrong master password for ?bad", "after this point w"],
     "invalid_utf8_body": ["?bad"],
     "image_only": ["your mail held no commands"],
     "encrypted": ["your mail held no commands"],

@@ -27,7 +27,7 @@ def test_lines_past_the_limit_are_not_run(harness):
     h = harness
     h.mail("gm@example.test", "\n".join(f"CREATE ?g{i} gmpw" for i in range(h.config.max_commands_per_mail + 20)))
     body = h.body(h.last_to("gm@example.test"))
-    assert "20 line(s) from line" in body
+    assert "20 lines from line" in body
     from judge.games import find_game
 
     with h.judge.sessions() as s:

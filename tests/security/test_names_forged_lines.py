@@ -91,7 +91,7 @@ def test_names_forge_lines_in_results_mails_and_the_forum_post(harness):
         h.run()
         reply = h.body(h.last_to(f"mallory{i}@evil.example"))
         assert "looks like the name of the player 'Alice' of ?spring" in reply, reply
-        assert "From shows a name of your own" in reply and "Ignored: 1 line(s)" in reply
+        assert "From shows a name of your own" in reply and "Ignored: 1 line" in reply
     for address in addresses[1:]:
         h.inbox.add(raw_mail(PLAYERS[address], address, "SIGNON ?spring pw"))
     h.run()

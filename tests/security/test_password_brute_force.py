@@ -98,7 +98,7 @@ def test_password_back_off_refuses_unchecked_and_a_player_lock_is_the_masters_to
     h.mail(ANN, "SIGNON ?spring annpw\nLIST")
     reply = h.body(h.last_to(ANN))
     assert "was not checked" in reply and f"Try again after {format_time(until)}" in reply
-    assert "Ignored: 1 line(s)" in reply and checked == []
+    assert "Ignored: 1 line" in reply and checked == []
 
     # After it, the right password is checked, signs on and clears the count.
     h.clock.advance(seconds=61)

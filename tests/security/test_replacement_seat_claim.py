@@ -57,7 +57,7 @@ def test_replacement_seat_claimed_by_a_forged_signon(harness):
     # The forger, first, from the new address: a wrong password, nothing done.
     h.mail(NEW, "SIGNON ?g forgerpw\nSET PASSWORD forgerpw\nNo Preference")
     reply = h.body(h.last_to(NEW))
-    assert "wrong password for ?g" in reply and "Ignored: 2 line(s)" in reply
+    assert "wrong password for ?g" in reply and "Ignored: 2 lines" in reply
     with h.judge.sessions() as s:
         assert s.scalars(select(Submission)).all() == []
     token = _token(h)
