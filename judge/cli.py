@@ -142,8 +142,11 @@ def resolve(file, seed: str | None, fmt: str) -> None:
 @click.pass_context
 def games(ctx: click.Context, fmt: str) -> None:
     """List the games and their state."""
+    from datetime import datetime
+
     from sqlalchemy import select
 
+    from judge.deadlines import format_time
     from judge.app import build_judge
     from judge.failures import last_line
     from judge.games import active_players
@@ -162,9 +165,12 @@ def games(ctx: click.Context, fmt: str) -> None:
         return
     if not rows and not runs:
         click.echo("no games")
+    if rows:
+        click.echo(f"{'GAME':<16} {'METHOD':<14} {'STATE':<9} {'PLAYERS':<13}  {'DEADLINE':<25}  MASTER")
     for r in rows:
-        click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {r['players']}/{r['powers']} players  "
-                   f"deadline {r['deadline'] or '-'}  master {r['master']}"
+        deadline = format_time(datetime.fromisoformat(r["deadline"])) if r["deadline"] else "-"
+        seated = f"{r['players']}/{r['powers']} players"
+        click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {seated:<13}  {deadline:<25}  {r['master']}"
                    + (f"\n    stuck on: {last_line(r['error'])} (judge unstick {r['game']})" if r["error"] else ""))
     for r in runs:
         click.echo(f"{r['game']:<16} third party of {r['gm']}'s game, round started {r['started'][:16]}: "
@@ -230,8 +236,10 @@ def _event_line(e: dict) -> str:
     elif kind == "resolution":
         what = f"resolved with seed {e.get('seed')}: {e.get('assignment')}"
     else:
-        rest = {k: v for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id")}
-        what = f"{kind}: {rest}"
+        # A sentence of its fields, not a Python dict (JSON is for machines).
+        rest = [f"{k.replace('_', ' ')} {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id") and v is not None]
+        what = f"{kind}: " + "; ".join(rest)
     return f"{at}  {what}"
 
 

@@ -120,6 +120,8 @@ def test_games_and_log_for_moderators(tmp_path):
     games = runner.invoke(main, [*args, "games"], env=env)
     assert games.exit_code == 0, games.output
     assert "vienna" in games.output and "forming" in games.output and "1/7 players" in games.output
+    assert games.output.splitlines()[0].split()[:3] == ["GAME", "METHOD", "STATE"]
+    assert " 2026 " in games.output and " UTC " in games.output  # the mails' date format
     as_json = json.loads(runner.invoke(main, [*args, "games", "--format", "json"], env=env).output)
     assert as_json[0]["game"] == "vienna" and as_json[0]["master"] == "gm@example.test"
     log = runner.invoke(main, [*args, "log", "vienna"], env=env)
@@ -134,6 +136,8 @@ def test_games_and_log_for_moderators(tmp_path):
     events = json.loads(runner.invoke(main, [*args, "log", "?vienna", "--format", "json"], env=env).output)
     assert [e["at"] for e in events] == sorted(e["at"] for e in events)
     assert {"inbound", "command", "outbound", "state"} <= {e["kind"] for e in events}
+    assert not any("{" in l or "': " in l for l in lines), [l for l in lines if "{" in l]  # sentences, not dicts
+    assert any(l.split("  ", 1)[1].startswith("state: deadline 2026") for l in lines)
     missing = runner.invoke(main, [*args, "log", "nosuch"], env=env)
     assert missing.exit_code == 1 and "no game" in missing.output
 
