@@ -29,6 +29,7 @@ from judge.games import active_players, committed_seed
 from judge.methods import blinding
 from judge.methods.blind_random import final_key_commitment, start_stream
 from judge.outbox import queue_mail
+from judge.passwords import one_time_token
 from judge.store.models import BlindRun, Game
 from judge.templating import render_mail
 
@@ -44,9 +45,7 @@ TOKEN_LENGTH = 12
 
 
 def new_token() -> str:
-    # The shell's randomness (secrets), not the game's recorded draws: a
-    # token must stay unguessable even after the seed is revealed.
-    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
+    return one_time_token(TOKEN_ALPHABET, TOKEN_LENGTH)
 
 
 def send(session: Session, config: Config, now: datetime, template: str, to: list[str], game_id: int | None,
@@ -128,6 +127,11 @@ def save(run: BlindRun, state: Any) -> None:
         run.state = {**run.state, "protocol": state.as_dict()}
     else:
         run.state = {**run.state, **state.as_dict()}
+
+
+def game_status(session: Session, game: Game) -> tuple[str, list[str]]:
+    """status() of the game's current round, players shown by name."""
+    return status(gm_run(session, game), {p.address: p.name for p in game.players})
 
 
 def status(run: BlindRun | None, names: dict[str, str] | None = None) -> tuple[str, list[str]]:

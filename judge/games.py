@@ -7,7 +7,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from functools import lru_cache
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
@@ -281,6 +281,13 @@ def display_names(game: Game) -> dict[str, str]:
     keys = {address: skeleton_keys(name) for address, name in shown.items()}
     alike = {a for a in keys for b in keys if a != b and keys[a] & keys[b]}
     return {a: f"{name} <{a}>" if a in alike else name for a, name in shown.items()}
+
+
+def deadline_ahead(config: Config, game: Game, now: datetime) -> None:
+    """A game that starts (or runs again) without a deadline in the future
+    gets the default one (`default_deadline_hours` from now)."""
+    if game.deadline is None or game.deadline <= now:
+        game.deadline = now + timedelta(hours=config.default_deadline_hours)
 
 
 def set_state(session: Session, game: Game, state: str, now: datetime) -> None:

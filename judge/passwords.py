@@ -33,3 +33,12 @@ def check_password(password: str, stored: str | None) -> bool:
     except (ValueError, TypeError):
         return False
     return hmac.compare_digest(got, want)
+
+
+def one_time_token(alphabet: str, length: int) -> str:
+    """A one-time token of `length` characters of `alphabet`, from the
+    operating system's randomness (secrets), never from a game's recorded
+    draws: it must stay unguessable after the seed is revealed."""
+    import secrets
+
+    return "".join(secrets.choice(alphabet) for _ in range(length))

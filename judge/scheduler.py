@@ -101,7 +101,7 @@ def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str
     if game.missing_notified_at is not None and game.missing_notified_at > since:
         return None  # another judge process got there first
     game.missing_notified_at = now
-    step, waiting = blindmail.status(blindmail.gm_run(s, game), {p.address: p.name for p in game.players})
+    step, waiting = blindmail.game_status(s, game)
     notify(s, config, now, "gm/blind_waiting.txt.j2", [game.gm_address], game=game, step=step, waiting=waiting)
     return f"{game.name}: the master was told whom the blinding protocol waits for"
 
@@ -122,7 +122,7 @@ def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> 
 
         set_state(s, game, "waiting", now)
         game.missing_notified_at = now
-        step, waiting = blindmail.status(blindmail.gm_run(s, game), {p.address: p.name for p in game.players})
+        step, waiting = blindmail.game_status(s, game)
         notify(s, config, now, "gm/blind_deadline.txt.j2", [game.gm_address], game=game,
                third_party=game.params.get("third_party"), step=step, waiting=waiting)
         return f"{game.name}: the blinding protocol is still running"

@@ -10,14 +10,13 @@ SET THIRDPARTY and RERUN.
 
 from __future__ import annotations
 
-from datetime import timedelta
 from email.utils import parseaddr
 
 from judge import audit, blindmail, rng
 from judge import record as sealed_record
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import format_time
-from judge.games import find_game, notify, set_state
+from judge.games import deadline_ahead, find_game, notify, set_state
 from judge.methods import blinding
 from judge.methods.blind_random import final_key_commitment, final_stream, replay
 from judge.rng import DrawStream
@@ -63,8 +62,7 @@ def _fresh_round(ctx: Context, game, why: str) -> BlindRun:
     run = blindmail.start_round(ctx.session, ctx.config, ctx.now, game, why=why)
     if game.state == "waiting":
         set_state(ctx.session, game, "bidding", ctx.now)
-    if game.deadline is None or game.deadline <= ctx.now:
-        game.deadline = ctx.now + timedelta(hours=ctx.config.default_deadline_hours)
+    deadline_ahead(ctx.config, game, ctx.now)
     # The master hears of it now (their reply); the daily notice counts from here.
     game.missing_notified_at = ctx.now
     return run

@@ -7,7 +7,6 @@ from the new address, sent before the real one, cannot claim the seat.
 
 from __future__ import annotations
 
-import secrets
 from email.utils import parseaddr
 
 from judge import audit, passwords
@@ -29,8 +28,7 @@ TOKEN_LENGTH = 10
 
 
 def new_token() -> str:
-    # The shell's randomness (secrets), not the game's recorded draws.
-    return "".join(secrets.choice(TOKEN_ALPHABET) for _ in range(TOKEN_LENGTH))
+    return passwords.one_time_token(TOKEN_ALPHABET, TOKEN_LENGTH)
 
 
 def named_player(ctx: Context, game: Game, who: str) -> Player:

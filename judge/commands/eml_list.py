@@ -46,7 +46,7 @@ def _blind_view(ctx: Context, game: Game, master: bool) -> dict:
     Reply-To (docs/security.md)."""
     from judge import blindmail
 
-    step, waiting = blindmail.status(blindmail.gm_run(ctx.session, game), {p.address: p.name for p in game.players})
+    step, waiting = blindmail.game_status(ctx.session, game)
     if game.state == "forming":
         step, waiting = "not started", []
     me = ctx.player if ctx.role == "player" and ctx.game is game else None

@@ -3,7 +3,7 @@ PROCESS (resolve an auction now, before the deadline)."""
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta
+from datetime import datetime
 
 from sqlalchemy.orm import Session
 
@@ -13,6 +13,7 @@ from judge.config import Config
 from judge.deadlines import format_time
 from judge.games import (
     active_players,
+    deadline_ahead,
     effective_params,
     is_auction,
     missing_players,
@@ -52,8 +53,7 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     if game.method == "blind-random":
         set_state(session, game, "bidding", now)
         game.started_at = now
-        if game.deadline is None or game.deadline <= now:
-            game.deadline = now + timedelta(hours=config.default_deadline_hours)
+        deadline_ahead(config, game, now)
         blindmail.start_round(session, config, now, game)
         return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
                 f"third party {game.params['third_party']} takes it from here. Deadline: "
@@ -64,8 +64,7 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
         game.started_at = now
         resolve_game(session, config, game, now)
         return f"?{game.name} started: powers assigned; results sent to all {len(players)} players and to you"
-    if game.deadline is None or game.deadline <= now:
-        game.deadline = now + timedelta(hours=config.default_deadline_hours)
+    deadline_ahead(config, game, now)
     set_state(session, game, "bidding", now)
     game.started_at = now
     params = effective_params(game)
