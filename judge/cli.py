@@ -14,7 +14,7 @@ from judge import rng
 from judge.cli_blind import blind
 from judge.cli_moderate import unlock, unstick
 from judge.cli_thirdparty import thirdparty
-from judge.config import ConfigError, load_config
+from judge.config import ConfigError, check_methods, load_config
 
 EXIT_CONFIG = 2  # the systemd unit does not restart on this status
 EXIT_TEMPFAIL = 75  # sysexits EX_TEMPFAIL: the MTA keeps the mail and retries
@@ -50,6 +50,11 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 def serve(ctx: click.Context, once: bool) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
     config = _config(ctx)
+    try:
+        check_methods(config)
+    except ConfigError as err:
+        click.echo(f"judge: configuration error: {err}", err=True)
+        sys.exit(EXIT_CONFIG)
     from sqlalchemy import make_url
 
     from judge.app import build_judge, start_failure

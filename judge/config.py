@@ -17,6 +17,10 @@ from judge.transports.smtp import SmtpSettings
 from judge.variants import PowerListError, make_power_list
 
 
+# The repository's docs, read on the web: the default of [judge] docs_url.
+DEFAULT_DOCS_URL = "https://github.com/pbem-judge/judge/blob/main/docs"
+
+
 class ConfigError(Exception):
     """The configuration cannot be used; the message names the option."""
 
@@ -78,6 +82,13 @@ class Config:
     # `judge thirdparty accept` (docs/blinding.md).
     trusted_judges: tuple[str, ...] = ()
     variants: Mapping[str, list[Any]] = field(default_factory=dict)
+    # CREATE ?game password with no method makes a game of this method (nJudge: preference).
+    default_method: str = "preference"
+    # Where mails point players for the docs: a public URL of the docs/ folder.
+    docs_url: str = DEFAULT_DOCS_URL
+    # Reminders to players who have not submitted, this many hours before a
+    # deadline (a game's SET REMINDERS overrides them).
+    reminder_hours: tuple[float, ...] = (24.0, 1.0)
 
     @property
     def domain(self) -> str:
@@ -86,7 +97,7 @@ class Config:
 
 _KNOWN = {
     "judge": {"address", "name", "data_dir", "database", "poll_interval", "default_deadline_hours",
-              "password_cost", "moderators"},
+              "password_cost", "moderators", "default_method", "docs_url", "reminder_hours"},
     "inbox": {"type", "path"},
     "imap": {"host", "port", "security", "username", "password", "folder", "processed", "cafile", "verify",
              "timeout", "idle_timeout"},
@@ -101,6 +112,16 @@ _KNOWN = {
     "blinding": {"trusted_judges"},
     "variants": None,
 }
+
+
+def check_methods(config: Config) -> None:
+    """The options that name a method name one the judge has."""
+    from judge.methods import UnknownMethod, get_method
+
+    try:
+        get_method(config.default_method)
+    except UnknownMethod as err:
+        raise ConfigError(f"[judge] default_method: {err}") from err
 
 
 def _get(table: Mapping[str, Any], section: str, key: str, kind: type | tuple, default: Any) -> Any:
@@ -256,6 +277,15 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     for t in trusted:
         if not isinstance(t, str) or "@" not in t:
             raise ConfigError(f"[blinding] trusted_judges: {t!r} is not a mail address")
+    # Checked against the methods by check_methods (at `judge serve`): the
+    # methods' modules are not imported for every `judge deliver`.
+    default_method = _get(j, "judge", "default_method", str, "preference")
+    docs_url = _get(j, "judge", "docs_url", str, DEFAULT_DOCS_URL).rstrip("/")
+    if not docs_url.startswith(("https://", "http://")):
+        raise ConfigError(f"[judge] docs_url: a public http(s) URL of the docs folder, not {docs_url!r}")
+    reminder_hours = _get(j, "judge", "reminder_hours", list, [24, 1])
+    if not all(isinstance(h, (int, float)) and not isinstance(h, bool) and h > 0 for h in reminder_hours):
+        raise ConfigError(f"[judge] reminder_hours: a list of positive numbers of hours, not {reminder_hours!r}")
     return Config(
         data_dir=base,
         database_url=database,
@@ -286,4 +316,7 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         require_authenticated_from=require_auth,
         trusted_judges=tuple(t.strip().lower() for t in trusted),
         variants={k: v["powers"] for k, v in variants.items()},
+        default_method=default_method,
+        docs_url=docs_url,
+        reminder_hours=tuple(sorted((float(h) for h in reminder_hours), reverse=True)),
     )

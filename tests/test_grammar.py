@@ -52,6 +52,14 @@ testcases = [
     ("signon mspring gmsecret", nodes.Signon, {"game": "spring", "password": "gmsecret", "master": True}),
     ("SiGnOn MSpring gmsecret", nodes.Signon, {"game": "Spring", "password": "gmsecret", "master": True}),
     ("SIGNON ?spring Mspring", nodes.Signon, {"game": "spring", "password": "Mspring", "master": False}),
+    # nJudge's forms: SIGN ON in two words, a variant after the password,
+    # Ogame (an observer), Xgame (power X's seat; the handler hints at
+    # ?spring when "SIGNON spring" names no game "pring").
+    ("SIGN ON ?spring pw", nodes.Signon, {"game": "spring", "password": "pw", "master": False}),
+    ("SIGNON ?spring pw youngstown", nodes.Signon, {"game": "spring", "password": "pw", "variant": "youngstown"}),
+    ("SIGNON Ospring pw", nodes.Signon, {"game": "spring", "password": "pw", "observer": True, "master": False}),
+    ("SIGNON Espring pw", nodes.Signon, {"game": "spring", "password": "pw", "power": "E", "master": False}),
+    ("signon fspring pw", nodes.Signon, {"game": "spring", "power": "F", "observer": False}),
     ("\tSIGNON ?spring pw\t", nodes.Signon, {"column": 2, "game": "spring", "password": "pw", "master": False}),
     # SIGNOFF
     ("SIGNOFF", nodes.Signoff, {"column": 1}),
@@ -199,10 +207,10 @@ def test_set_commands_carry_the_column_where_set_stands():
 
 error_cases = [
     ("SIGNON ?spring", 15, "a password"),  # the column just after the line's end
-    ("SIGNON spring pw", 8, "?game to play, or Mgame"),  # neither ? nor M
-    ("SIGNON M pw", 8, "?game to play, or Mgame"),
+    ("SIGNON 1spring pw", 8, "?game to play, Mgame as the game's master"),  # no prefix a game can have
+    ("SIGNON M pw", 8, "?game to play, Mgame as the game's master"),
     ("SIGNON", 7, "?game"),
-    ("SIGNON ?spring pw extra", 19, "the end of the line"),
+    ("SIGNON ?spring pw standard extra", 28, "the end of the line"),
     ("  SIGNON ?spring", 17, "a password"),
     ("\tSIGNON ?spring", 16, "a password"),
     ("set T x", 7, "a whole number"),
@@ -220,7 +228,7 @@ error_cases = [
     ("CREATE ?spring pw blind-auction standard extra", 42, "the end of the line"),
     ("START now", 7, "the end of the line"),
     ("PROCESS 1", 9, "the end of the line"),
-    ("HELP me", 6, "the end of the line"),
+    ("HELP me please", 9, "the end of the line"),
     ("SIGNOFF now", 9, "the end of the line"),
     ("EJECT", 6, "a player's address"),
     ("UNLOCK", 7, "a player's address"),
@@ -378,7 +386,8 @@ def test_doc_examples_show_every_command():
                 continue
             seen.add(type(node))
             if isinstance(node, nodes.Signon):
-                seen.add(("signon", "master" if node.master else "player"))
+                seen.add(("signon", "master" if node.master else "observer" if node.observer
+                          else "power" if node.power else "player"))
             elif isinstance(node, nodes.NoPreference):
                 seen.add(("no preference", "for" if node.player else "own"))
             elif isinstance(node, nodes.SetParam):
@@ -389,7 +398,7 @@ def test_doc_examples_show_every_command():
                 seen.add("several bids on a line")
     wanted = {cls for cls in vars(nodes).values()
               if isinstance(cls, type) and issubclass(cls, nodes.Node) and cls is not nodes.Node}
-    wanted |= {("signon", "master"), ("signon", "player"), ("no preference", "for"), ("no preference", "own"),
+    wanted |= {("signon", "master"), ("signon", "player"), ("signon", "observer"), ("signon", "power"), ("no preference", "for"), ("no preference", "own"),
                ("set", "T"), ("set", "M"), ("set", "D"), ("list", True), ("list", False), "several bids on a line"}
     assert not wanted - seen, f"no example mail in docs/commands.md shows {wanted - seen}"
 

@@ -46,6 +46,9 @@ class Create(Node, Secret):
 class Signon(Node, Secret):
     game: str
     master: bool  # SIGNON Mgame: the game's master (GM); SIGNON ?game: a player
+    observer: bool = False  # SIGNON Ogame: an observer (every public mail and the results)
+    power: str | None = None  # SIGNON Xgame: take over power X (its letter, upper case)
+    variant: str | None = None  # SIGNON ?game password VARIANT: checked against the game's
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,16 @@ class SetPlayers(Node):
 
 
 @dataclass(frozen=True)
+class SetReminders(Node):
+    text: str  # as written: "24h 1h", "24h,1h", "OFF"
+
+
+@dataclass(frozen=True)
+class SetStart(Node):
+    manual: bool  # SET MANUAL START: only START starts it; SET AUTO START / SET NO MANUAL START: by itself
+
+
+@dataclass(frozen=True)
 class Start(Node):
     pass
 
@@ -133,7 +146,7 @@ class ListGame(Node):
 
 @dataclass(frozen=True)
 class Help(Node):
-    pass
+    topic: str | None = None  # HELP preference: a method's (or a topic's) own page
 
 
 @dataclass(frozen=True)

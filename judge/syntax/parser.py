@@ -16,7 +16,7 @@ from judge.syntax.errors import CommandSyntaxError
 # What a person should read for each terminal lark may expect next.
 _EXPECTED = {
     "GAME": "a game name starting with ? (like ?spring)",
-    "TARGET": "?game to play, or Mgame as the game's master",
+    "TARGET": "?game to play, Mgame as the game's master, Ogame to observe, or Xgame to take over power X",
     "PASSWORD": "a password",
     "PLAYER": "a player's address",
     "NAME": "a name",
@@ -80,14 +80,20 @@ class _ToNodes(Transformer):
                             method=_opt(method), variant=_opt(variant))
 
     def signon(self, c):
-        target, password = c
+        target, password, variant = c
         t = str(target)
+        common = {**_HERE, "game": t[1:], **_secret(password), "variant": _opt(variant)}
         if t.startswith("?"):
-            return nodes.Signon(**_HERE, game=t[1:], **_secret(password), master=False)
+            return nodes.Signon(**common, master=False)
         if t[0] in "mM":
-            return nodes.Signon(**_HERE, game=t[1:], **_secret(password), master=True)
-        raise _Semantic(target.column, "?game to play, or Mgame as the game's master",
-                        f"'{t}' starts with neither ? nor M: write SIGNON ?{t} yourpassword to play.")
+            return nodes.Signon(**common, master=True)
+        if t[0] in "oO":
+            return nodes.Signon(**common, master=False, observer=True)
+        if t[0].isalpha():
+            # nJudge's Xgame: power X's seat (the handler checks the letter,
+            # and hints at ?game when the game is named without its prefix).
+            return nodes.Signon(**common, master=False, power=t[0].upper())
+        raise _Semantic(target.column, _EXPECTED["TARGET"], f"write SIGNON ?{t.lstrip('?')} yourpassword to play.")
 
     def signoff(self, c):
         return nodes.Signoff(**_HERE)
@@ -189,7 +195,14 @@ class _ToNodes(Transformer):
         return nodes.Entropy(**_HERE, text=str(c[0]).rstrip() if c[0] is not None else "")
 
     def help(self, c):
-        return nodes.Help(**_HERE)
+        return nodes.Help(**_HERE, topic=_opt(c[0]).casefold() if c and c[0] is not None else None)
+
+    def set_reminders(self, c):
+        return nodes.SetReminders(**_HERE, text=str(c[0]).strip())
+
+    def set_start(self, c):
+        word = "".join(str(c[0]).split()).upper()
+        return nodes.SetStart(**_HERE, manual=word == "MANUALSTART")
 
     def power(self, c):
         return " ".join(str(w) for w in c), c[0].column
@@ -268,6 +281,11 @@ def _secret_span(line: str) -> tuple[int, int] | None:
     i = _run(line, 0, lambda ch: not ch.isalpha())  # blanks, and "1." or "-" of a list
     j = _run(line, i, str.isalpha)
     keyword = line[i:j].casefold()
+    if keyword == "sign":  # SIGN ON, nJudge's two words
+        k = _skip(line, j)
+        m = _run(line, k, str.isalpha)
+        if line[k:m].casefold() == "on":
+            keyword, j = "signon", m
     if keyword in ("set", "setpassword"):
         if keyword == "set":
             i = _skip(line, j)
@@ -296,7 +314,7 @@ def _secret_span(line: str) -> tuple[int, int] | None:
 # The first word of a line the judge reads as a (failed) command: a command
 # keyword, with punctuation glued to it ("SIGNON:"). A line that begins with
 # a word and holds a number may be a bid ("Austria 4O").
-_COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace", "no",
+_COMMAND_WORDS = frozenset({"create", "signon", "sign", "signoff", "set", "start", "process", "eject", "replace", "no",
                             "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded",
                             "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
                             "claim", "waiting", "trace", "traced", "rerun", "closeround"})
