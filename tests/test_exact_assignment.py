@@ -649,7 +649,8 @@ def test_compiled_kernel_agrees_with_the_python_reference():
         n = int(rnd.integers(1, 37))
         levels = int(rnd.integers(1, 6))
         w = rnd.integers(0, levels, size=(n, n)) * int(rnd.integers(1, 20))
-        c, n2, K, maxw = ea._costs(w)
+        bonus = (rnd.random(size=(n, n)) < 0.2).astype(np.int64) if case % 2 else None
+        c, n2, K, maxw, _ = ea._costs(w, bonus)
         _, sigma = ea._lsa()(c)
         cs = c[:, sigma]
         d = cs - cs.diagonal()[:, None]
@@ -664,3 +665,80 @@ def test_compiled_kernel_agrees_with_the_python_reference():
             return sorted(tuple(g) for g in by.values() if len(g) > 1)
 
         assert groups(label) == groups(label_py), case
+
+
+# --------------------------------------------------------------------------
+# Rule 3: a bonus table decides between assignments equal under rules 1 and 2
+# --------------------------------------------------------------------------
+
+
+def brute_bonus(w, bonus) -> tuple[int, int, int, set[tuple]]:
+    """(best total, best sum of squares, most bonus cells, the assignments
+    with all three) by brute force over the co-optimal set of rules 1-2."""
+    best, best_sq, co = brute(w)
+    taken = {a: sum(int(bonus[i][c]) for i, c in enumerate(a) if c is not None) for a in co}
+    top = max(taken.values())
+    return best, best_sq, top, {a for a in co if taken[a] == top}
+
+
+def random_bonus(rnd: random.Random, p: int, q: int) -> np.ndarray:
+    """At most one bonus cell per player and per power, as the preference
+    method marks uncontested first choices; sometimes any pattern at all."""
+    b = np.zeros((p, q), dtype=np.int64)
+    if rnd.random() < 0.3:
+        for i in range(p):
+            for j in range(q):
+                b[i, j] = rnd.random() < 0.3
+        return b
+    cols = list(range(q))
+    rnd.shuffle(cols)
+    for i in range(p):
+        if cols and rnd.random() < 0.5:
+            b[i, cols.pop()] = 1
+    return b
+
+
+def test_bonus_against_brute_force():
+    rnd = random.Random(20260311)
+    changed = 0
+    for case, (p, q) in enumerate(shapes(rnd, 1500, 7)):
+        w = random_matrix(rnd, p, q)
+        bonus = random_bonus(rnd, p, q)
+        best, best_sq, top, co = brute_bonus(w, bonus)
+        stream = DrawStream(seed(case))
+        sol = solve(w, stream, bonus=bonus)
+        assert is_assignment(sol.assignment, p, q)
+        assert (sol.total, sol.sum_squares, sol.bonus) == (best, best_sq, top), (w.tolist(), bonus.tolist())
+        assert sol.assignment in co
+        assert sol.tied == len(co) == math.prod(b.count for b in sol.blocks)
+        assert len(stream.draws) == len(sol.blocks)
+        changed += len(co) < len(brute(w)[2])
+    assert changed > 100  # the bonus often narrows the co-optimal set
+
+
+def test_bonus_keeps_total_and_spread_first():
+    # The bonus cell (player 0, power 1) would cost total: never taken.
+    w = [[4, 0], [4, 2]]
+    sol = solve(w, bonus=[[0, 1], [0, 0]])
+    assert sol.assignment == (0, 1) and sol.total == 6 and sol.bonus == 0
+    # Equal totals and spreads: the bonus decides, no draw is left.
+    w = [[2, 2], [2, 2]]
+    stream = DrawStream(SEED)
+    sol = solve(w, stream, bonus=[[0, 1], [0, 0]])
+    assert sol.assignment == (1, 0) and sol.tied == 1 and stream.draws == []
+    with pytest.raises(ValueError):
+        solve(w, bonus=[[0, 2], [0, 0]])
+    with pytest.raises(ValueError):
+        solve(w, bonus=[[0, 1]])
+
+
+def test_bonus_draw_is_uniform_among_the_rest():
+    # 4 equal players; the bonus fixes player 0 on power 2: 3! = 6 remain.
+    w = np.full((4, 4), 3, dtype=np.int64)
+    bonus = np.zeros((4, 4), dtype=np.int64)
+    bonus[0, 2] = 1
+    _, _, _, co = brute_bonus(w, bonus)
+    assert len(co) == 6
+    counts = Counter(solve(w, DrawStream(seed(k)), bonus=bonus).assignment for k in range(600))
+    assert set(counts) == co
+    assert chisquare([counts[a] for a in sorted(co)]).pvalue > 0.001

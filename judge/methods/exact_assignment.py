@@ -12,8 +12,11 @@ Rule
 1. Maximise the total weight of the assignment.
 2. Among those, minimise the sum of the squares of the players' weights (the
    total being fixed, this is the lowest standard deviation).
-3. Among ALL assignments optimal for 1 and 2 ("co-optimal"), take one uniformly
-   at random, using the judge's recorded SHA-256 stream (judge.rng).
+3. Optionally (a `bonus` table of 0s and 1s, the same shape): among those,
+   maximise the number of bonus cells taken (the preference method marks each
+   player's uncontested first choice).
+4. Among ALL assignments optimal for 1, 2 (and 3) ("co-optimal"), take one
+   uniformly at random, using the judge's recorded SHA-256 stream (judge.rng).
 
 How it is computed (anybody can redo it by hand or with other software)
 ------------------------------------------------------------------------
@@ -22,6 +25,9 @@ How it is computed (anybody can redo it by hand or with other software)
   K = n * maxw**2 + 1, the cost of a cell is C = K * (maxw - w) + w**2; a
   dummy cell costs K * maxw. Minimising the total cost is exactly rule 1 then
   rule 2: totals differ by at least K, every sum of squares is below K.
+  With a bonus table every cost C becomes (n + 1) * C + (1 - bonus) (a dummy
+  cell: + 1): the n cells add at most n < n + 1, so rule 3 only ever decides
+  between assignments equal under rules 1 and 2.
 * One optimal assignment comes from scipy's linear_sum_assignment (the costs
   are checked to stay below 2**53, so floating point is exact). Dual
   potentials are rebuilt from it in exact integers (Bellman-Ford over the
@@ -142,6 +148,7 @@ class Solution:
     tied: int  # number of co-optimal assignments (product of block counts)
     exact: bool  # all blocks counted exactly
     blocks: tuple[Block, ...]  # only blocks with count > 1, in canonical order
+    bonus: int = 0  # bonus cells taken (rule 3; 0 without a bonus table)
 
 
 class _TooBig(Exception):
@@ -183,17 +190,38 @@ def _as_matrix(weights: Any) -> np.ndarray:
     return arr.astype(np.int64, copy=False)
 
 
-def _costs(w: np.ndarray) -> tuple[np.ndarray, int, int, int]:
-    """Padded square cost matrix, n, the scale K and maxw."""
+def _as_bonus(bonus: Any, shape: tuple[int, int]) -> np.ndarray | None:
+    if bonus is None:
+        return None
+    b = np.asarray(bonus)
+    if b.shape != shape or not np.isin(b, (0, 1)).all():
+        raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
+    return b.astype(np.int64)
+
+
+def _costs(w: np.ndarray, bonus: np.ndarray | None = None) -> tuple[np.ndarray, int, int, int, int]:
+    """Padded square cost matrix, n, the scale K, maxw and the bonus scale M
+    (1 without a bonus table)."""
     p, q = w.shape
     n = max(p, q)
     maxw = max(1, int(w.max()))
     K = n * maxw * maxw + 1
-    if n * K * maxw >= _FLOAT_EXACT:
+    M = 1 if bonus is None else n + 1
+    if M * n * K * maxw + n >= _FLOAT_EXACT:
         raise ValueError("weights too large for an exact solve (n * K * maxw must stay below 2**53)")
     c = np.full((n, n), K * maxw, dtype=np.int64)
     c[:p, :q] = K * (maxw - w) + w * w
-    return c, n, K, maxw
+    if bonus is not None:
+        c *= M
+        c += 1
+        c[:p, :q] -= bonus
+    return c, n, K, maxw, M
+
+
+def _decode(opt: int, n: int, K: int, maxw: int, M: int) -> tuple[int, int, int]:
+    """(total weight, sum of squares, bonus cells taken) of an assignment of total cost opt."""
+    base, missed = divmod(opt, M)
+    return n * maxw - base // K, base % K, (n - missed if M > 1 else 0)
 
 
 def optimum(weights: Any) -> tuple[int, int]:
@@ -201,11 +229,11 @@ def optimum(weights: Any) -> tuple[int, int]:
     w = _as_matrix(weights)
     if w.size == 0:
         return 0, 0
-    c, n, K, maxw = _costs(w)
+    c, n, K, maxw, M = _costs(w)
     rows, cols = _lsa()(c)
-    opt = int(c[rows, cols].sum())
+    total, squares, _ = _decode(int(c[rows, cols].sum()), n, K, maxw, M)
     # every cell, dummies included, costs K * (maxw - w) + w**2
-    return n * maxw - opt // K, opt % K
+    return total, squares
 
 
 # --------------------------------------------------------------------------
@@ -548,6 +576,7 @@ class _Analysis:
     blocks: list[_RawBlock]
     total: int  # the optimum: total weight ...
     sum_squares: int  # ... and sum of squares, shared by all co-optimal assignments
+    bonus: int = 0  # ... and the bonus cells taken
 
 
 def _strong_components(adj: list[list[int]]) -> list[list[int]]:
@@ -598,16 +627,17 @@ def _strong_components(adj: list[list[int]]) -> list[list[int]]:
     return comps
 
 
-def _analyse(weights: Any) -> _Analysis:
+def _analyse(weights: Any, bonus: Any = None) -> _Analysis:
     w = _as_matrix(weights)
     p, q = w.shape
+    b = _as_bonus(bonus, (p, q))
     if p == 0 or q == 0:
         return _Analysis(p, q, list(range(max(p, q))), [], 0, 0)
-    c, n, K, maxw = _costs(w)
+    c, n, K, maxw, M = _costs(w, b)
     _, sigma = _lsa()(c)
     cs = c[:, sigma]  # cs[i, k]: player i on the power now held by player k
     diag = cs.diagonal()
-    opt = int(diag.sum())
+    total, squares, taken = _decode(int(diag.sum()), n, K, maxw, M)
     d = cs - diag[:, None]  # d[i, k]: player i moving to player k's power
     tight, label = _tight_components(d)
     blocks: list[_RawBlock] = []
@@ -628,8 +658,8 @@ def _analyse(weights: Any) -> _Analysis:
                 )
             )
         blocks.sort(key=lambda b: b.rows[0])  # block order: by lowest player number
-        return _Analysis(p, q, sig, blocks, n * maxw - opt // K, opt % K)
-    return _Analysis(p, q, sigma.tolist(), blocks, n * maxw - opt // K, opt % K)
+        return _Analysis(p, q, sig, blocks, total, squares, taken)
+    return _Analysis(p, q, sigma.tolist(), blocks, total, squares, taken)
 
 
 def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -783,14 +813,15 @@ def solve(
     *,
     what: str = "co-optimal",
     count_limit: int = DEFAULT_COUNT_LIMIT,
+    bonus: Any = None,
 ) -> Solution:
     """The assignment of the rule in the module docstring.
 
     With `stream`, one draw per block with more than one co-optimal outcome
     (recorded on stream.draws); without, the canonical first assignment of
-    every block (r = 0), with no draw.
+    every block (r = 0), with no draw. `bonus`: rule 3's table (optional).
     """
-    an = _analyse(weights)
+    an = _analyse(weights, bonus)
     assignment = _base_assignment(an)
     blocks: list[Block] = []
     tied = 1
@@ -841,13 +872,14 @@ def solve(
             assignment[r_] = c_
         tied *= cb.count
         blocks.append(Block(tuple(cb.real_rows), tuple(cb.real_cols), cb.count, index, cb.exact, cb.order))
-    return Solution(tuple(assignment), an.total, an.sum_squares, tied, exact, tuple(blocks))
+    return Solution(tuple(assignment), an.total, an.sum_squares, tied, exact, tuple(blocks), an.bonus)
 
 
-def _all_block_assignments(weights: Any, count_limit: int = DEFAULT_COUNT_LIMIT) -> list[list[dict[int, int | None]]]:
+def _all_block_assignments(weights: Any, count_limit: int = DEFAULT_COUNT_LIMIT,
+                           bonus: Any = None) -> list[list[dict[int, int | None]]]:
     """For tests: per counted block, the unranked assignment of every r in
     [0, count), in rank order (only sensible for small counts)."""
-    an = _analyse(weights)
+    an = _analyse(weights, bonus)
     out = []
     for cb in _counted_blocks(an, count_limit):
         out.append([_unrank_block(cb, r, an.p, an.q) for r in range(cb.count)])
