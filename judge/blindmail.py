@@ -52,7 +52,8 @@ def send(session: Session, config: Config, now: datetime, template: str, to: lis
          attachments: Any = (), kind: str = "blinding", run_id: int | None = None, **context: Any) -> None:
     """The mail `template`, to each address of `to` in a mail of its own:
     in a blind game the players' addresses are not shared."""
-    subject, body = render_mail(f"blind/{template}.txt.j2", judge=config.address, **context)
+    subject, body = render_mail(f"blind/{template}.txt.j2", judge=config.address,
+                                docs_url=config.docs_url, **context)
     for address in to:
         # Private: a blind game's mail shows a token, a message or a power
         # that is for its one recipient (never a forum topic).

@@ -257,6 +257,7 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
                                                                              names)),
                    "application/json")]
     ctx = dict(game=game, result=result, names=names, powers=power_list(game), reveal=reveal,
+               docs_url=config.docs_url,
                bbcode=render(f"{folder}/forum.bbcode.j2", game=game, result=result, names=names,
                              powers=power_list(game)))
     for p in active_players(game):
@@ -298,6 +299,6 @@ def set_state(session: Session, game: Game, state: str, now: datetime) -> None:
 
 def notify(session: Session, config: Config, now: datetime, template: str, to: list[str], *,
            game: Game | None = None, kind: str = "notice", **context: Any) -> None:
-    subject, body = render_mail(template, game=game, **context)
+    subject, body = render_mail(template, game=game, docs_url=config.docs_url, **context)
     queue_mail(session, config, now, to=to, subject=subject, body=body, kind=kind,
                game_id=game.id if game else None)

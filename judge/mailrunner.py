@@ -24,7 +24,7 @@ from judge.games import counting_submission, effective_params, is_auction, power
 from judge.mail.inbound import InboundMail, parse_message
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
-from judge.submission import check
+from judge.submission import check, text_at_lines
 from judge.syntax import CommandSyntaxError, looks_like_command, mask_secret, nodes, parse_line
 from judge.syntax.parser import MAX_LINE_LENGTH
 from judge.templating import render_mail
@@ -42,6 +42,9 @@ class Block:
     notes: list[str] = field(default_factory=list)
     prose: bool = False  # a line that was no command and not meant as one: not quoted
     always: bool = False  # a note about the whole mail: shown even when the reply is cut short
+    # The message is the judge's own text (a HELP page, LIST, a command's
+    # "done" line), not the sender's: never cut mid-line (_bounded).
+    own: bool = False
 
 
 @dataclass
@@ -302,7 +305,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         if isinstance(node, (nodes.ListGame, nodes.Help)):
             # Read-only and the same every time: run once a mail (a mail of
             # HELP lines made a reply of 400 KB, to a forged From).
-            key = (type(node), getattr(node, "game", None) or (ctx.game.id if ctx.game else None))
+            key = (type(node), getattr(node, "game", None) or (ctx.game.id if ctx.game else None),
+                   getattr(node, "topic", None))
             if key in shown_once:
                 blocks.append(Block([(number, shown)], "ignored", f"the same as line {shown_once[key]}"))
                 continue
@@ -317,7 +321,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             # A right password (not a first join, which sets one): the
             # flood cap counts this mail apart (_flooding).
             ctx.inbound.authenticated = True
-        blocks.append(Block([(number, shown)], "done", message))
+        blocks.append(Block([(number, shown)], "done", message, own=True))
         _record(ctx, number, shown, "done", message, entered=not isinstance(node, nodes.OnBehalf))
     if bid_block is not None:
         _finish_submission(ctx, bid_block)
@@ -330,8 +334,11 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     return blocks
 
 
-def _record(ctx: Context, number: int, text: str, status: str, message: str, entered: bool = True) -> None:
+def _record(ctx: Context, number: int, text: str, status: str, message: str, entered: bool = True,
+            notes: list[str] | None = None) -> None:
     run = {"run": ctx.blind_run_id} if ctx.blind_run_id is not None else {}
+    if notes:
+        run["notes"] = notes  # each violation apart, as the reply shows them
     audit.record(ctx.session, ctx.now, "command", game_id=ctx.log_game_id,
                  inbound_id=ctx.inbound.id, line=number, text=text, status=status, message=message, **run)
     if entered and ctx.acting_master and ctx.role == "player" and ctx.player is not None:
@@ -345,7 +352,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     """Check the bid lines (or No Preference) collected so far as one list."""
     parts, ctx.submission = ctx.submission, type(ctx.submission)()
     first = block.lines[0][0]
-    text = "\n".join(l for _, l in block.lines)
+    # Stored with each line where the mail had it: the results, made from
+    # this text, then name a violation by the same line as this reply.
+    text = text_at_lines(block.lines)
     try:
         player = ctx.require_player()
         game = ctx.require_game()
@@ -364,7 +373,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
             raise CommandRejected(refusal)
     except CommandRejected as err:
         block.status, block.message = "rejected", str(err)
-        _record(ctx, first, text, "rejected", str(err))
+        _record(ctx, first, text.strip("\n"), "rejected", str(err))
         return
     powers, params = power_list(game), effective_params(game)
     checked = check(parts, powers, params)
@@ -374,6 +383,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
                      violations=[v.as_dict() for v in checked.violations])
     ctx.session.add(sub)
     until = f"You may change it until the deadline, {format_time(game.deadline)}."
+    block.own = True
     if checked.ok and checked.bids.no_preference:
         block.message = f"No Preference accepted: you bid D = {params.D} on every power. {until}"
     elif checked.ok:
@@ -392,19 +402,31 @@ def _finish_submission(ctx: Context, block: Block) -> None:
             stands = (f"Unless you send a valid list before {format_time(game.deadline)}, you bid No Preference "
                       f"(D = {params.D} on every power).")
         block.message = f"bid list rejected, for {plural(len(checked.violations), 'reason')}. {stands}"
-    _record(ctx, first, text, block.status, "; ".join([block.message, *block.notes]))
+    _record(ctx, first, text.strip("\n"), block.status, block.message, notes=block.notes)
 
 
 # A reply stays readable, and never much larger than a mail the judge
-# accepts, whatever was sent: long lines are cut, and past a number of
-# entries the rest is summed up.
+# accepts, whatever was sent: what the sender wrote (quoted lines, errors
+# that quote them) is cut, and past a number of entries the rest is summed
+# up. The judge's own texts are bounded as well (LIST of a judge with very
+# many games), but only whole lines go: a HELP page is never cut.
 MAX_REPLY_BLOCKS = 200
 MAX_REPLY_CHARS = 60_000  # then the rest is summed up too
 MAX_ECHO = 300
+MAX_MESSAGE = 2000  # an outcome that may quote the sender (a refusal)
 
 
 def _short(text: str, limit: int = MAX_ECHO) -> str:
     return text if len(text) <= limit else text[:limit] + f"... ({len(text) - limit} more characters)"
+
+
+def _whole_lines(text: str, limit: int = MAX_REPLY_CHARS) -> str:
+    """The judge's own text, up to `limit` characters of whole lines."""
+    if len(text) <= limit:
+        return text
+    kept = text[:limit].rpartition("\n")[0]
+    rest = text.count("\n") - kept.count("\n")
+    return f"{kept}\n... and {plural(rest, 'more line')}, not shown: the reply would be too long"
 
 
 def _bounded(blocks: list[Block]) -> list[Block]:
@@ -418,9 +440,10 @@ def _bounded(blocks: list[Block]) -> list[Block]:
         lines = [(n, _short(t)) for n, t in b.lines[:MAX_REPLY_BLOCKS]]
         if len(b.lines) > MAX_REPLY_BLOCKS:
             lines.append((0, f"... and {len(b.lines) - MAX_REPLY_BLOCKS} more lines"))
-        block = Block(lines, b.status, _short(b.message, 2000),
-                      _short(b.rendered_error, 2000) if b.rendered_error else None,
-                      [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]], b.prose)
+        message = _whole_lines(b.message) if b.own else _short(b.message, MAX_MESSAGE)
+        block = Block(lines, b.status, message,
+                      _short(b.rendered_error, MAX_MESSAGE) if b.rendered_error else None,
+                      [_short(x) for x in b.notes[:MAX_REPLY_BLOCKS]], b.prose, own=b.own)
         size += (len(block.message) + len(block.rendered_error or "") + sum(len(t) for _, t in lines)
                  + sum(len(x) for x in block.notes))
         out.append(block)

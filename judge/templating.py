@@ -7,6 +7,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
+from judge.config import DEFAULT_DOCS_URL
 from judge.deadlines import format_time
 from judge.names import one_line
 from judge.wording import plural, reply_subject
@@ -35,7 +36,10 @@ def bbcode(value: Any) -> str:
 
 
 @cache
-def environment() -> Environment:
+def environment(docs_url: str = DEFAULT_DOCS_URL) -> Environment:
+    """One environment per docs URL: `docs_url` is a global, so a macro
+    imported from another template (the results' partials) points to the
+    judge's own docs as well, without every import passing it on."""
     env = Environment(
         loader=FileSystemLoader(str(data_dir("templates"))),
         undefined=StrictUndefined,
@@ -50,12 +54,16 @@ def environment() -> Environment:
     env.filters["bbcode"] = bbcode
     env.filters["plural"] = plural
     env.filters["reply_subject"] = reply_subject
+    env.globals["docs_url"] = docs_url
     return env
 
 
 def render(name: str, **context: Any) -> str:
-    """Render templates/<name>; a missing variable is an error, never blank."""
-    return environment().get_template(name).render(**context)
+    """Render templates/<name>; a missing variable is an error, never blank.
+    `docs_url` (config.docs_url) is where a text's links to docs/NAME.md
+    point: "{{ docs_url }}/NAME.md"."""
+    docs_url = context.pop("docs_url", None) or DEFAULT_DOCS_URL
+    return environment(docs_url.rstrip("/")).get_template(name).render(**context)
 
 
 def render_mail(name: str, **context: Any) -> tuple[str, str]:
