@@ -233,6 +233,8 @@ def _event_line(e: dict) -> str:
         what = f"mail out #{e['outbox_id']} to {', '.join(e.get('to', []))}: {e.get('subject')!r}"
     elif kind == "command":
         what = f"line {e.get('line')} of mail #{e['inbound_id']} {e.get('status')}: {e.get('text')!r} -> {e.get('message')}"
+        # A refused bid list's reasons: one a line, as the reply shows them.
+        what += "".join(f"\n{'':21}- {note}" for note in e.get("notes", ()))
     elif kind == "draw" and "run" in e:
         what = f"draw ({e.get('what')}, third party's shuffle): {e.get('chosen')} (word #{e.get('counter')})"
     elif kind == "draw":

@@ -1,0 +1,70 @@
+"""Replies and results read well (issue 11): one line numbering for a bid
+list in the player's reply, in the results and in the log; each violation
+on a line of its own."""
+
+from __future__ import annotations
+
+import re
+
+GM = "gm@example.test"
+ANN = "ann@example.test"
+OTHERS = [f"p{i}@example.test" for i in range(1, 7)]
+
+# Ann's mail: her bids start on line 4, after a SIGNON, an ENTROPY line and
+# a blank line; two lines of it break a rule each, and the list as a whole
+# breaks two more (no bid on Turkey, two bids of 10).
+ANN_MAIL = ("SIGNON ?g pw-ann\n"
+            "ENTROPY a blue whale\n"
+            "\n"
+            "Austria 40\n"
+            "England 30, France 20\n"
+            "Austria 15\n"          # line 6: Austria a second time
+            "Germany 15; Italy 10\n"
+            "Prussia 5\n"           # line 8: no such power
+            "Russia 10\n")
+
+
+def violation_lines(text: str) -> list[tuple[int, str]]:
+    """The lines of `text` that give one violation, as (mail line, the text)."""
+    return [(int(n), line.strip()) for line, n in re.findall(r"^(\s+- line (\d+): .*)$", text, re.M)]
+
+
+def test_the_reply_and_the_results_name_the_same_lines_one_violation_each(harness):
+    h = harness
+    h.mail(GM, "CREATE ?g gmpw blind-auction standard\nSET DEADLINE +48h")
+    h.mail(ANN, "SIGNON ?g pw-ann")
+    for p in OTHERS:
+        h.mail(p, "SIGNON ?g pw")
+    h.mail(GM, "SIGNON Mg gmpw\nSTART")
+    h.mail(ANN, ANN_MAIL)
+    reply = h.body(h.last_to(ANN))
+    assert "Rejected: bid list rejected, for 4 reasons." in reply
+    in_reply = violation_lines(reply)
+    assert [n for n, _ in in_reply] == [6, 8], reply
+    # Each violation is a line of its own, never joined with "; ".
+    notes = re.findall(r"^  - (.*)$", reply, re.M)
+    assert len(notes) == 4 and not any("; line" in n for n in notes)
+
+    for p in OTHERS:
+        h.mail(p, "SIGNON ?g pw\nNo Preference")
+    h.mail(GM, "SIGNON Mg gmpw\nPROCESS")
+    for who in (ANN, GM):
+        results = h.body(h.sent_to_kind(who, "result")[-1])
+        part = results.split("Lists that broke a rule and stood as No Preference:")[1].split("\n\n")[0]
+        assert violation_lines(part) == in_reply, part
+        assert re.findall(r"^    - (.*)$", part, re.M) == notes, part
+
+    # The log too: the list's first line, and each violation apart.
+    with h.judge.sessions() as s:
+        from judge import audit
+        from judge.games import find_game
+
+        events = [e for e in audit.game_events(s, find_game(s, "g"))
+                  if e["kind"] == "command" and e.get("status") == "rejected" and e.get("line") == 4]
+    assert len(events) == 1 and events[0]["notes"] == notes
+    assert "; line" not in events[0]["message"]
+    from judge.cli import _event_line
+
+    shown = _event_line(events[0]).split("\n")
+    assert "line 4 of mail" in shown[0]
+    assert [line.strip() for line in shown[1:]] == [f"- {n}" for n in notes]
