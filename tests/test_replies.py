@@ -68,3 +68,49 @@ def test_the_reply_and_the_results_name_the_same_lines_one_violation_each(harnes
     shown = _event_line(events[0]).split("\n")
     assert "line 4 of mail" in shown[0]
     assert [line.strip() for line in shown[1:]] == [f"- {n}" for n in notes]
+
+
+def test_the_auction_open_mail_says_a_refused_list_leaves_the_earlier_one(harness):
+    h = harness
+    h.mail(GM, "CREATE ?g gmpw blind-auction standard\nSET DEADLINE +48h")
+    h.mail(ANN, "SIGNON ?g pw-ann")
+    for p in OTHERS:
+        h.mail(p, "SIGNON ?g pw")
+    h.mail(GM, "SIGNON Mg gmpw\nSTART")
+    opened = " ".join(h.body(h.last_to(ANN)).split())
+    assert "your earlier valid list then still stands" in opened
+    assert "stands as No Preference" not in opened
+    # As it says: a valid list, then one that breaks a rule.
+    h.mail(ANN, "SIGNON ?g pw-ann\nA 40\nE 30\nF 20\nG 18\nI 14\nR 12\nT 6")
+    h.mail(ANN, "SIGNON ?g pw-ann\nA 40\nE 40")
+    assert "still stands" in " ".join(h.body(h.last_to(ANN)).split())
+
+
+def test_the_masters_digest_of_preference_lists(harness):
+    """Subject and body give the same counts; a refused list is told apart
+    from SET PREFERENCE alone and from nothing sent; each row speaks of its
+    player, not to them."""
+    h = harness
+    h.mail(GM, "CREATE ?p gmpw preference standard\nSET MANUAL START")
+    for n in ("ann", "bob", "cat", "dan", "eve"):
+        h.mail(f"{n}@example.test", f"SIGNON ?p pw-{n}")
+    h.mail("bob@example.test", "SIGNON ?p pw-bob\nSET PREFERENCE EFX")
+    h.mail("cat@example.test", "SIGNON ?p pw-cat\nSET PREFERENCE")
+    h.mail("dan@example.test", "SIGNON ?p pw-dan\nSET PREFERENCE FRG")
+    h.mail("dan@example.test", "SIGNON ?p pw-dan\nSET PREFERENCE FQ")
+    h.mail("ann@example.test", "SIGNON ?p pw-ann\nSET PREFERENCE E[FGR][TAI]")
+    digest = h.last_to(GM)
+    body = h.body(digest)
+    assert digest["Subject"] == "?p: preference lists (3 of 7 players have sent a list)"
+    assert "as they stand now: 3 of 7 players have sent a list;\n5 of 7 have joined." in body
+
+    def row(name: str) -> str:
+        return re.split(r"\n  (?! )", body.split(f"  {name} <{name}@example.test>:\n")[1])[0]
+
+    assert row("ann").strip().startswith("E[FGR][TAI]  = England, then [France, Germany, Russia]")
+    assert "tried, but the list was refused" in row("bob") and "'X' is not a power's letter" in row("bob")
+    assert "sent SET PREFERENCE with no list: does not mind" in row("cat")
+    assert row("dan").strip().startswith("FRG") and "a later list was refused; the list above stands" in row("dan")
+    assert "has sent nothing yet" in row("eve")
+    rows = body.split("\n\n")[1]
+    assert not re.search(r"\byou\b", rows, re.I), rows

@@ -81,16 +81,26 @@ def describe(lst: pref.Preference) -> str:
 
 
 def _mail_lists_to_master(ctx: Context, game: Game) -> None:
-    """nJudge mails the master every list at every change."""
+    """nJudge mails the master every list at every change. Each player's
+    row says which of four things stands: a list; SET PREFERENCE with no
+    list (does not mind); only refused lists (tried, and stands as not
+    minding until a valid one comes); nothing sent."""
     powers = power_list(game)
-    lists = []
+    rows = []
     for s in standings(ctx.session, game):
-        if s.counting is None:
-            lists.append((s.player, None))
-        else:
-            lists.append((s.player, read_list(s.counting.text, powers, game_params(game))))
+        lst = read_list(s.counting.text, powers, game_params(game)) if s.counting is not None else None
+        refused = s.latest if s.latest is not None and not s.latest.valid else None
+        rows.append({
+            "player": s.player,
+            "state": ("nothing" if s.latest is None else "refused" if lst is None
+                      else "list" if lst.groups or lst.random else "indifferent"),
+            "list": lst,
+            # The newest list, if refused: for a player whose earlier list stands, too.
+            "refusal": [v.get("message", "") for v in refused.violations] if refused else [],
+        })
+    sent = sum(1 for r in rows if r["list"] is not None)
     notify(ctx.session, ctx.config, ctx.now, "gm/preference_lists.txt.j2", [game.gm_address], game=game,
-           lists=lists, describe=describe, seats=seats(game), params=game_params(game), powers=powers)
+           rows=rows, sent=sent, describe=describe, seats=seats(game), params=game_params(game), powers=powers)
 
 
 @handles(nodes.SetPrefMode)
