@@ -65,6 +65,11 @@ def active_players(game: Game) -> list[Player]:
     return [p for p in game.players if p.status == "active"]
 
 
+def observers(game: Game) -> list[Player]:
+    """Who observes the game (SIGNON Ogame): they get its public mail only."""
+    return [p for p in game.players if p.status == "observer"]
+
+
 def find_player(game: Game, who: str) -> Player | None:
     """A player named by address or by name (case ignored), active first."""
     key = who.strip().strip("<>").casefold()
@@ -267,6 +272,13 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     subject, body = render_mail(f"{folder}/master.txt.j2", **ctx)
     queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
                game_id=game.id, attachments=attachment)
+    # Observers get what all may read: the master's results, without the
+    # master's forum post to paste (one mail each: observers' addresses are
+    # not shared).
+    subject, body = render_mail(f"{folder}/master.txt.j2", observer=True, **ctx)
+    for o in observers(game):
+        queue_mail(session, config, now, to=[o.address], subject=subject, body=body, kind="result",
+                   game_id=game.id, attachments=attachment)
     return resolution
 
 

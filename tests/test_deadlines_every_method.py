@@ -12,7 +12,9 @@ PLAYERS = [f"p{i}@example.test" for i in range(7)]
 
 
 def _create(h, method: str, players=PLAYERS) -> None:
-    h.mail(GM, f"CREATE ?g gmpw {method}")
+    # A preference game would start when its last player signs on: this
+    # one waits for its deadline.
+    h.mail(GM, f"CREATE ?g gmpw {method}" + ("\nSET MANUAL START" if method == "preference" else ""))
     for p in players:
         h.mail(p, "SIGNON ?g pw")
 

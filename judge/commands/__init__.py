@@ -1,6 +1,7 @@
 """Mail commands, one module each; importing this package registers them."""
 
 from judge.commands import (  # noqa: F401  (registration by import)
+    eml_autostart,
     eml_blinding,
     eml_create,
     eml_eject,
