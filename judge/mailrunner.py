@@ -317,7 +317,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             blocks.append(Block([(number, shown)], "rejected", str(err)))
             _record(ctx, number, shown, "rejected", str(err))
             continue
-        if isinstance(node, nodes.Signon) and (ctx.role == "master" or ctx.player.joined_at != ctx.now):
+        if isinstance(node, nodes.Signon) and (ctx.role == "master" or (
+                ctx.player is not None and ctx.player.joined_at != ctx.now)):
             # A right password (not a first join, which sets one): the
             # flood cap counts this mail apart (_flooding).
             ctx.inbound.authenticated = True

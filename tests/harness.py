@@ -39,7 +39,11 @@ class Harness:
         """`judge_options`: the [judge] table's; `sections`: other tables,
         like {"blinding": {"trusted_judges": [...]}}."""
         self.clock = ManualClock(datetime(2026, 3, 1, 12, 0, tzinfo=timezone.utc))
-        options = {"address": JUDGE, "database": database_url, "password_cost": 4, **judge_options}
+        # Most tests were written when CREATE without a method made a Blind
+        # Auction; the real default (preference, as on nJudge) is tested by
+        # passing default_method="preference" or by load_config itself.
+        options = {"address": JUDGE, "database": database_url, "password_cost": 4,
+                   "default_method": "blind-auction", **judge_options}
         self.config = load_config(None, data_dir=data_dir, overrides={"judge": options, **(sections or {})})
         self.judge = build_judge(self.config, self.clock)
         self.inbox = mailbox.Maildir(self.config.inbox_path, create=True)

@@ -90,7 +90,8 @@ def test_a_blind_auction_still_asks_to_check_t_m_and_d(harness):
 def test_preference_and_random_games_are_told_start_assigns_at_once(harness):
     h = harness
     for method in ("preference", "random"):
-        h.mail(GM, f"CREATE ?{method} gmpw {method}")
+        # SET MANUAL START: else a preference game starts by itself when full.
+        h.mail(GM, f"CREATE ?{method} gmpw {method}" + ("\nSET MANUAL START" if method == "preference" else ""))
         _fill(h, method)
         notice = h.body(h.last_to(GM))
         assert "All players are in" in notice and re.search(r"^START$", notice, re.M)

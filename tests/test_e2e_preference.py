@@ -21,7 +21,7 @@ LISTS = {
 
 def test_njudge_style_preference_game(harness):
     h = harness
-    h.mail(GM, "create ?prefs gmpw preference standard\nset prfboth\nsignoff")
+    h.mail(GM, "create ?prefs gmpw preference standard\nset prfboth\nset manual start\nsignoff")
     assert "Done: PRFBOTH" in h.body(h.last_to(GM))
 
     for address, text in LISTS.items():
@@ -75,7 +75,7 @@ def test_njudge_style_preference_game(harness):
 
 def test_duplex_game_by_mail(harness):
     h = harness
-    h.mail(GM, "CREATE ?duo gmpw preference\nSET PLAYERS 3\nSET PREFERENCE OPTIMAL")
+    h.mail(GM, "CREATE ?duo gmpw preference\nSET PLAYERS 3\nSET PREFERENCE OPTIMAL\nSET MANUAL START")
     reply = h.body(h.last_to(GM))
     assert "duplex game: 3 players share the 7 powers" in reply and "exact optimum alone" in reply
     for address, text in [("a@example.test", "AEF"), ("b@example.test", "AEG"), ("c@example.test", "")]:

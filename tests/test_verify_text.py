@@ -165,7 +165,7 @@ LISTS = {"Ann Smith <ann@example.test>": "RFIGATE", "bob@example.test": "E[FGR][
 
 
 def play_preference(h) -> None:
-    h.mail(GM, "create ?prefs gmpw preference standard\nset prfboth\nsignoff")
+    h.mail(GM, "create ?prefs gmpw preference standard\nset prfboth\nset manual start\nsignoff")
     for sender, text in LISTS.items():
         address = sender.split("<")[-1].rstrip(">")
         # ENTROPY naming a power and an address: the players' own words, no claim.

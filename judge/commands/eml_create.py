@@ -1,4 +1,11 @@
-"""CREATE ?game password [method] [variant]: a new game, the sender its master."""
+"""CREATE ?game password [method] [variant]: a new game, the sender its master.
+
+As on nJudge, CREATE ?game password makes a game of the judge's default
+method (config default_method: preference), and CREATE ?game password
+VARIANT one of that variant: one word after the password is a method if it
+names one, else a variant. Two words are a method and a variant, in either
+order.
+"""
 
 from __future__ import annotations
 
@@ -8,10 +15,10 @@ from judge import audit, passwords, rng
 from judge.commitment import commitment
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import describe_params, find_game
-from judge.methods import UnknownMethod, get_method
+from judge.methods import METHODS, UnknownMethod, get_method
 from judge.store.models import Game
 from judge.syntax import nodes
-from judge.variants import PowerListError, variant_powers
+from judge.variants import PowerListError, known_variants, variant_powers
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,29}$")
 
@@ -22,14 +29,15 @@ def create(ctx: Context, node: nodes.Create) -> str:
         raise CommandRejected(f"'{node.game}' cannot be a game name: use up to 30 letters, digits, '-', '_' or '.'")
     if find_game(ctx.session, node.game) is not None:
         raise CommandRejected(f"a game ?{node.game} exists already; choose another name")
+    method_name, variant = _method_and_variant(ctx, node)
     try:
-        method = get_method(node.method or "blind-auction")
-        powers = variant_powers(node.variant or "standard", ctx.config.variants)
+        method = get_method(method_name)
+        powers = variant_powers(variant, ctx.config.variants)
     except (UnknownMethod, PowerListError) as err:
         raise CommandRejected(str(err)) from err
     params = method.default_params(len(powers))
     secret = rng.new_seed()  # revealed with the results; only its hash is known before
-    game = Game(name=node.game, method=method.NAME, variant=node.variant or "standard",
+    game = Game(name=node.game, method=method.NAME, variant=variant,
                 powers=powers.as_json(), params=params.as_dict(), state="forming",
                 secret_seed=secret.hex(), commitment=commitment(secret),
                 gm_address=ctx.sender, gm_password=passwords.hash_password(node.password, ctx.config.password_cost),
@@ -39,6 +47,43 @@ def create(ctx: Context, node: nodes.Create) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id, old=None,
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
+    start = (" It starts by itself when the last player has signed on (SET MANUAL START to start it yourself "
+             "with START)" if method.NAME == "preference" else "")
     return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
             f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword. "
-            f"The seed of its draws is committed: SHA-256 {game.commitment}")
+            f"The seed of its draws is committed: SHA-256 {game.commitment}.{start}")
+
+
+def _is_method(word: str) -> bool:
+    try:
+        get_method(word)
+    except UnknownMethod:
+        return False
+    return True
+
+
+def _is_variant(ctx: Context, word: str) -> bool:
+    try:
+        variant_powers(word, ctx.config.variants)
+    except PowerListError:
+        return False
+    return True
+
+
+def _method_and_variant(ctx: Context, node: nodes.Create) -> tuple[str, str]:
+    """(method, variant) of CREATE's words after the password."""
+    first, second = node.method, node.variant
+    if first is None:
+        return ctx.config.default_method, "standard"
+    if second is None:
+        if _is_method(first):
+            return first, "standard"
+        if _is_variant(ctx, first):
+            return ctx.config.default_method, first
+        raise CommandRejected(
+            f"{first!r} is neither a method ({', '.join(sorted(METHODS))}) nor a variant "
+            f"({', '.join(known_variants(ctx.config.variants))}): write CREATE ?{node.game} password "
+            f"[method] [variant], like CREATE ?{node.game} password preference standard")
+    if not _is_method(first) and _is_method(second) and not _is_variant(ctx, second):
+        first, second = second, first  # nJudge's order, the variant first
+    return first, second

@@ -1,5 +1,9 @@
 """EJECT player, REPLACE player newaddress, NO PREFERENCE FOR player (master).
 
+EJECT address also ends an observer, or refuses a take-over request; REPLACE
+player asker approves the asker's SIGNON Xgame request (eml_takeover.py),
+also once the powers are assigned.
+
 REPLACE mails the replacement a one-time token, and the seat takes no
 other password until they sign on with it (eml_signon.py): a forged SIGNON
 from the new address, sent before the real one, cannot claim the seat.
@@ -11,8 +15,9 @@ from email.utils import parseaddr
 
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
+from judge.commands import eml_takeover as takeover
 from judge.commands.eml_blinding import roster_changed
-from judge.games import active_players, find_player, notify, standings
+from judge.games import active_players, find_player, notify, power_list, standings
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -31,6 +36,18 @@ def new_token() -> str:
     return passwords.one_time_token(TOKEN_ALPHABET, TOKEN_LENGTH)
 
 
+def _observer_or_request(game: Game, who: str) -> Player | None:
+    key = who.strip().strip("<>").casefold()
+    return next((p for p in game.players if p.status in ("observer", "takeover") and p.address.casefold() == key),
+                None)
+
+
+def _power_name(game: Game, who: str) -> str | None:
+    """The power `who` names (its name or letter), if any."""
+    key = who.strip().casefold()
+    return next((p.name for p in power_list(game) if key in (p.name.casefold(), p.letter.casefold())), None)
+
+
 def named_player(ctx: Context, game: Game, who: str) -> Player:
     player = find_player(game, who)
     if player is None or player.status != "active":
@@ -41,6 +58,16 @@ def named_player(ctx: Context, game: Game, who: str) -> Player:
 
 @handles(nodes.Eject)
 def eject(ctx: Context, node: nodes.Eject) -> str:
+    game = ctx.require_master()
+    other = _observer_or_request(game, node.player)
+    if other is not None:
+        # An observer, or a take-over request the master refuses: at any time.
+        was = "observer" if other.status == "observer" else f"request to take over {other.power}"
+        other.status = "ejected"
+        audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
+                     player=other.address, old=was, new="ejected")
+        notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [other.address], game=game, player=other)
+        return f"the {was} of {other.name} <{other.address}> in ?{game.name} is ended"
     game = ctx.require_master_in(OPEN_STATES, "players can only change before the powers are assigned")
     player = named_player(ctx, game, node.player)
     player.status = "ejected"
@@ -52,9 +79,18 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
 
 @handles(nodes.Replace)
 def replace(ctx: Context, node: nodes.Replace) -> str:
-    game = ctx.require_master_in(OPEN_STATES, "players can only change before the powers are assigned")
-    old = named_player(ctx, game, node.player)
+    game = ctx.require_master()
     given, address = parseaddr(node.new_player)
+    asker = takeover.pending(game, address) if "@" in address else None
+    if asker is not None:
+        # An approved SIGNON Xgame request (eml_takeover.py): the player may
+        # be named by a power they play.
+        holder = takeover.holder_of(game, _power_name(game, node.player) or "")
+        return takeover.approve(ctx, game, holder or named_player(ctx, game, node.player), asker)
+    game = ctx.require_master_in(OPEN_STATES, "players can only change before the powers are assigned "
+                                              "(a new player asks for a power with SIGNON Xgame password; "
+                                              "then REPLACE approves it)")
+    old = named_player(ctx, game, node.player)
     if "@" not in address:
         raise CommandRejected(f"{node.new_player!r} is not a mail address; write REPLACE {node.player} new@example.com")
     address = address.lower()

@@ -1,4 +1,7 @@
-"""SIGNON ?game password (a player) and SIGNON Mgame password (the master).
+"""SIGNON ?game password [variant] (a player), SIGNON Mgame password (the
+master), SIGNON Ogame password (an observer, eml_observe.py) and SIGNON
+Xgame password (take over power X, eml_takeover.py): nJudge's forms, also
+written SIGN ON.
 
 Every password is tried through judge.lockout (back-off, lock). A new
 player's name is cleaned and must not look like another player's
@@ -10,7 +13,11 @@ from __future__ import annotations
 
 from judge import audit, lockout, passwords
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import active_players, find_game, find_player, notify, seats
+from judge.commands.eml_autostart import starts_by_itself, start_when_full
+from judge.commands.eml_observe import observe
+from judge.commands.eml_takeover import ask_takeover
+from judge.games import (active_players, counting_submission, find_game, find_player, game_params, is_auction,
+                         notify, power_list, seats)
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -22,7 +29,16 @@ def signon(ctx: Context, node: nodes.Signon) -> str:
     ctx.game, ctx.role, ctx.player, ctx.named_game = None, None, None, game
     if game is None:
         ctx.stop = True
-        raise CommandRejected(f"there is no game ?{node.game}; send LIST to see the games")
+        raise CommandRejected(_no_such_game(ctx, node))
+    if node.variant is not None and node.variant.casefold() != game.variant.casefold():
+        # nJudge's check that the player signs on to the game they mean.
+        ctx.stop = True
+        raise CommandRejected(f"?{game.name} is played on the variant {game.variant}, not {node.variant}; "
+                              f"nothing after this line was done. Sign on with SIGNON ?{game.name} yourpassword")
+    if node.observer:
+        return observe(ctx, game, node.password)
+    if node.power is not None:
+        return ask_takeover(ctx, game, node.power, node.password)
     if node.master:
         _password(ctx, game, None, node.password)
         ctx.game, ctx.role = game, "master"
@@ -33,7 +49,13 @@ def signon(ctx: Context, node: nodes.Signon) -> str:
         if player.password_is_token:
             return _replacement(ctx, game, player)
         ctx.game, ctx.role, ctx.player = game, "player", player
-        return f"signed on to ?{game.name} as {player.name}"
+        return f"signed on to ?{game.name} as {player.name}" + _standing(ctx, game, player)
+    if player is not None and player.address.casefold() == ctx.sender.casefold() and player.status == "observer":
+        return _observer_joins(ctx, game, player, node.password)
+    if player is not None and player.address.casefold() == ctx.sender.casefold() and player.status == "takeover":
+        ctx.stop = True
+        raise CommandRejected(f"your request to take over {player.power} in ?{game.name} waits for its master's "
+                              f"answer; you are told when it is approved")
     if player is not None and player.address.casefold() == ctx.sender.casefold():
         ctx.stop = True
         raise CommandRejected(f"you are no longer in ?{game.name} ({player.status})")
@@ -69,7 +91,7 @@ def _replacement(ctx: Context, game: Game, player: Player) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="replacement signed on")
     notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
-           player=player, count=len(active_players(game)), replacement=True)
+           player=player, count=len(active_players(game)), seats=seats(game), replacement=True)
     ctx.game, ctx.role, ctx.player = game, "player", player
     return (f"signed on to ?{game.name} as {player.name}, with the one-time token of your invitation. Choose "
             f"your own password now: send SET PASSWORD yourpassword (until you do, the token is your password)")
@@ -92,9 +114,81 @@ def _join(ctx: Context, game: Game, password: str) -> str:
     count = len(active_players(game))
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="joined", players=count)
-    notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
-           player=player, count=count, replacement=False)
     ctx.game, ctx.role, ctx.player = game, "player", player
+    last = ""
+    if count == U and starts_by_itself(game):
+        # The master's one notice says the player joined and how the start
+        # went; it runs after the mail's other lines, so that a SET
+        # PREFERENCE below this SIGNON counts.
+        ctx.after.append(lambda: start_when_full(ctx, game, joined=player))
+        last = (". You are the last player: the powers are assigned once this mail's lines have run (a SET "
+                "PREFERENCE in this mail counts; without a list you do not mind which power you get), and the "
+                "results are mailed to everyone")
+    else:
+        notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
+               player=player, count=count, seats=U, replacement=False)
     return (f"joined ?{game.name} as {player.name} (player {count} of {U}). The seed of the game's draws is "
             f"committed: SHA-256 {game.commitment}. Keep it: the results reveal the secret seed, so you can "
-            f"check it (judge verify). Add ENTROPY with any text to mix in your own randomness")
+            f"check it (judge verify). Add ENTROPY with any text to mix in your own randomness{last}")
+
+
+def _observer_joins(ctx: Context, game: Game, observer: Player, password: str) -> str:
+    """An observer of a forming game signs on to play: with the observer's
+    own password, the observer becomes a player."""
+    _password(ctx, game, observer, password)
+    if game.state != "forming":
+        ctx.game, ctx.role, ctx.player, ctx.named_game = game, "observer", None, game
+        raise CommandRejected(f"you observe ?{game.name}, which is not taking new players (it is {game.state}); "
+                              f"SIGNON O{game.name} yourpassword signs you on as its observer")
+    U = seats(game)
+    if len(active_players(game)) >= U:
+        ctx.stop = True
+        raise CommandRejected(f"?{game.name} is full ({U} players); you still observe it")
+    observer.name = _name(ctx, game, observer.name, me=observer)
+    observer.status, observer.joined_at = "active", ctx.now
+    ctx.session.flush()
+    count = len(active_players(game))
+    audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
+                 player=observer.address, old="observer", new="joined", players=count)
+    ctx.game, ctx.role, ctx.player = game, "player", observer
+    if count == U and starts_by_itself(game):
+        ctx.after.append(lambda: start_when_full(ctx, game, joined=observer))
+    else:
+        notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
+               player=observer, count=count, seats=U, replacement=False)
+    return f"you observed ?{game.name}; now you play in it, as {observer.name} (player {count} of {U})"
+
+
+def _standing(ctx: Context, game: Game, player: Player) -> str:
+    """Signing on again shows the player's list as it stands (nJudge)."""
+    if game.method == "preference":
+        from judge.commands.eml_preference import describe
+        from judge.resolution.preference import read_list
+
+        sub = counting_submission(ctx.session, game, player)
+        if sub is None:
+            return ". Your preference list: none yet (you do not mind which power you get)"
+        return f". Your preference list: {describe(read_list(sub.text, power_list(game), game_params(game)))}"
+    if is_auction(game) and game.state != "forming":
+        sub = counting_submission(ctx.session, game, player)
+        if sub is None:
+            return ". Your bids: none yet"
+        if sub.bids is None:
+            return ". Your bids: No Preference"
+        return ". Your bids: " + ", ".join(f"{k} {v}" for k, v in sub.bids.items())
+    return ""
+
+
+def _no_such_game(ctx: Context, node: nodes.Signon) -> str:
+    """Why a SIGNON names no game, and the forms it may take. "SIGNON spring
+    pw" reads as power S of a game "pring": if ?spring exists, say so (a
+    hint about the name only, never about the password)."""
+    forms = ("SIGNON ?game password to play, SIGNON Mgame password as its master, SIGNON Ogame password to "
+             "observe it, SIGNON Xgame password to take over power X")
+    prefix = "M" if node.master else "O" if node.observer else node.power
+    meant = find_game(ctx.session, f"{prefix}{node.game}") if prefix else None
+    if meant is not None:
+        whole = meant.name
+        return (f"there is no game ?{node.game}. Did you mean the game ?{whole}? Then write SIGNON ?{whole} "
+                f"yourpassword (the first letter after SIGNON says how you sign on: {forms})")
+    return f"there is no game ?{node.game}; send LIST to see the games ({forms})"

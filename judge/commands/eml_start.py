@@ -18,6 +18,7 @@ from judge.games import (
     is_auction,
     missing_players,
     notify,
+    observers,
     param_warnings,
     power_list,
     resolve_game,
@@ -55,6 +56,7 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
         game.started_at = now
         deadline_ahead(config, game, now)
         blindmail.start_round(session, config, now, game)
+        _tell_observers(session, config, now, game)
         return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
                 f"third party {game.params['third_party']} takes it from here. Deadline: "
                 f"{format_time(game.deadline)}")
@@ -71,8 +73,18 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     for p in players:
         notify(session, config, now, "player/auction_open.txt.j2", [p.address], game=game,
                player=p, params=params, powers=power_list(game))
+    _tell_observers(session, config, now, game)
     return (f"the auction of ?{game.name} is open until {format_time(game.deadline)}; "
             f"{len(players)} players were sent the rules" + "".join(f"\n  Warning: {w}" for w in warnings))
+
+
+def _tell_observers(session: Session, config: Config, now: datetime, game: Game) -> None:
+    """The observers hear that the game started (a game assigned at once
+    sends them its results instead); one mail each, as their addresses are
+    not shared."""
+    for o in observers(game):
+        notify(session, config, now, "observer/started.txt.j2", [o.address], game=game,
+               players=len(active_players(game)))
 
 
 @handles(nodes.Process)

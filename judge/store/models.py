@@ -142,6 +142,9 @@ class Game(Base):
     gm_failures: Mapped[int] = mapped_column(Integer, default=0)
     gm_backoff_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
     gm_locked: Mapped[bool] = mapped_column(Boolean, default=False)
+    # SET MANUAL START: a preference game waits for START instead of starting
+    # by itself when its last player signs on (nJudge's default).
+    manual_start: Mapped[bool] = mapped_column(Boolean, default=False)
 
     players: Mapped[list[Player]] = relationship(back_populates="game", order_by="Player.id")
 
@@ -155,7 +158,9 @@ class Player(Base):
     address: Mapped[str] = mapped_column(String(320))
     name: Mapped[str] = mapped_column(String(200))
     password: Mapped[str | None] = mapped_column(String(200))  # hash; None until a replacement signs on
-    # active | ejected | replaced
+    # active | ejected | replaced; observer (SIGNON Ogame: public mail only,
+    # never a seat); takeover (SIGNON Xgame: asks for power X, in `power`,
+    # until the master's REPLACE makes it active or EJECT drops it)
     status: Mapped[str] = mapped_column(String(20), default="active")
     gm_no_preference: Mapped[bool] = mapped_column(Boolean, default=False)
     joined_at: Mapped[datetime] = mapped_column(UTCDateTime)
