@@ -126,7 +126,8 @@ def describe_params(game: Game) -> str:
     p = game.params
     mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
     players = f"{p['players']} players (duplex)" if p.get("players") else f"{len(game.powers)} players"
-    shortcut = "uncontested first choices first" if p.get("shortcut", True) else "exact optimum only"
+    shortcut = ("uncontested first choices first (SHORTCUT)" if p.get("shortcut", False)
+                else "best total, uncontested first choices break ties")
     return f"{mode}, {players}, {shortcut}"
 
 

@@ -77,7 +77,7 @@ def test_duplex_game_by_mail(harness):
     h = harness
     h.mail(GM, "CREATE ?duo gmpw preference\nSET PLAYERS 3\nSET PREFERENCE OPTIMAL\nSET MANUAL START")
     reply = h.body(h.last_to(GM))
-    assert "duplex game: 3 players share the 7 powers" in reply and "exact optimum alone" in reply
+    assert "duplex game: 3 players share the 7 powers" in reply and "by the best total" in reply
     for address, text in [("a@example.test", "AEF"), ("b@example.test", "AEG"), ("c@example.test", "")]:
         h.send(address, f"SIGNON ?duo pw\nSET PREFERENCE {text}")
     h.run()

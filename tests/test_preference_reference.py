@@ -378,20 +378,31 @@ def check_record(case: Case, rec: dict) -> dict:
             assert r["shortcut"] == {} and r["optimized"] == {} and r["tied"] == 1 and r["blocks"] == []
             assert r["shortcut_check"] is None
             continue
-        # 2. the shortcut
-        expected = ref_shortcut(open_players, set(avail), case.groups) if case.shortcut else {}
-        assert r["shortcut"] == expected, (r["shortcut"], expected)
-        facts["shortcut"].append(expected)
+        # 2. the uncontested first choices: given first under the shortcut,
+        # else a tie-break among the best assignments
+        uncontested = ref_shortcut(open_players, set(avail), case.groups)
+        expected = uncontested if case.shortcut else {}
         for pl, w in expected.items():
             avail.remove(w)
             got[pl].append(w)
-        # 3-4. the optimum of the rest
+        # 3-4. the optimum of the rest (by default: of every open player)
         rest = [pl for pl in open_players if pl not in expected]
-        opt = r["optimized"]
-        assert list(opt) == [pl for pl in rest if pl in opt]  # canonical order
+        given = {pl: w for pl, w in {**r["shortcut"], **r["optimized"]}.items() if pl in rest}
+        if case.shortcut:
+            assert r["shortcut"] == expected, (r["shortcut"], expected)
+            opt = r["optimized"]
+        else:
+            opt = given
+            assert r["shortcut"] == {pl: w for pl, w in given.items() if uncontested.get(pl) == w}
+            assert set(r["optimized"]).isdisjoint(r["shortcut"])
+        assert list(r["optimized"]) == [pl for pl in rest if pl in r["optimized"]]  # canonical order
         assert len(set(opt.values())) == len(opt) and set(opt.values()) <= set(avail)
         assert len(opt) == min(len(rest), len(avail))
         best, best_sq, co = brute(rest, avail, value)
+        if not case.shortcut:  # the most uncontested first choices among the best
+            firsts = {c: len(c & frozenset(uncontested.items())) for c in co}
+            co = [c for c in co if firsts[c] == max(firsts.values())]
+        facts["shortcut"].append(dict(r["shortcut"]))
         vals = [doubled(value[pl][w]) for pl, w in opt.items()]
         assert (sum(vals), sum(v * v for v in vals)) == (best, best_sq), (opt, best, best_sq)
         assert frozenset(opt.items()) in co
@@ -411,23 +422,30 @@ def check_record(case: Case, rec: dict) -> dict:
         round_vals = [value[pl][w] for pl, w in {**expected, **opt}.items()]
         total, sd = stats(round_vals)
         assert r["total"] == float(total) and close(r["stddev"], sd), (r["total"], total, r["stddev"], sd)
-        # the shortcut's check: the optimum over the same players and powers without it
-        if case.shortcut and expected:
+        # the shortcut's check: the seed's literal step against the optimum
+        # of the same players and powers without it, whenever it takes a power
+        if uncontested:
             # Over the players who got a power this round (the same number
             # with the shortcut and without it).
             n = min(len(open_players), len(before))
-            with_vals = [value[pl][w] for pl, w in {**expected, **opt}.items()]
-            w_total, w_sd = stats(with_vals, n)
+            rest_lit = [pl for pl in open_players if pl not in uncontested]
+            left_lit = [w for w in before if w not in uncontested.values()]
+            lt, ls, _ = brute(rest_lit, left_lit, value)
+            lit_vals = [doubled(value[pl][w]) for pl, w in uncontested.items()]
+            wt2, wsq2 = sum(lit_vals) + lt, sum(v * v for v in lit_vals) + ls
             b_total, b_sq, _ = brute(open_players, before, value)
-            wt2 = sum(doubled(v) for v in with_vals)
-            wsq2 = sum(doubled(v) ** 2 for v in with_vals)
             assert wt2 <= b_total
             differs = (wt2, wsq2) != (b_total, b_sq)
             check = r["shortcut_check"]
             assert check["differs"] == differs
-            assert check["with"]["total"] == float(w_total) and close(check["with"]["stddev"], w_sd)
+            w_sd = math.sqrt(max(0.0, float(Fraction(wsq2, 4 * n) - Fraction(wt2, 2 * n) ** 2)))
+            assert check["with"]["total"] == wt2 / 2 and close(check["with"]["stddev"], w_sd)
             without_sd = math.sqrt(max(0.0, float(Fraction(b_sq, 4 * n) - Fraction(b_total, 2 * n) ** 2)))
             assert check["without"]["total"] == b_total / 2 and close(check["without"]["stddev"], without_sd)
+            # the round itself has the literal step's figures under the
+            # shortcut, the optimum's otherwise
+            mine = check["with"] if case.shortcut else check["without"]
+            assert mine["total"] == r["total"] and close(mine["stddev"], r["stddev"])
             facts["differs"].append(differs)
         else:
             assert r["shortcut_check"] is None
@@ -453,8 +471,10 @@ def check_record(case: Case, rec: dict) -> dict:
     # shortcut off, lists only: the whole assignment is optimal over all permutations
     if not case.shortcut and case.mode == "list" and not duplex:
         best, best_sq, co = brute(players, powers, value)
-        assert frozenset((pl, ws[0]) for pl, ws in got.items()) in co
-        assert rec["tied"] == len(co)
+        assert frozenset((pl, ws[0]) for pl, ws in got.items() if ws) in co
+        firsts = frozenset(ref_shortcut(players, set(powers), case.groups).items())
+        most = max(len(c & firsts) for c in co)
+        assert rec["tied"] == sum(len(c & firsts) == most for c in co)
     facts["value"] = value
     return facts
 
@@ -562,10 +582,14 @@ def uniformity(case: Case, per_assignment: int, tag: bytes) -> tuple[Counter, li
     players = canonical(case.texts)
     value = {pl: ref_values(case.groups[pl], case.powers) for pl in players}
     # the co-optimal set of the whole method: shortcut fixed, the rest by brute force
-    fixed = ref_shortcut(players, set(case.powers), case.groups) if case.shortcut else {}
+    uncontested = ref_shortcut(players, set(case.powers), case.groups)
+    fixed = uncontested if case.shortcut else {}
     rest = [pl for pl in players if pl not in fixed]
     left = [w for w in case.powers if w not in fixed.values()]
     _, _, co = brute(rest, left, value)
+    if not case.shortcut:  # the most uncontested first choices among the best
+        firsts = {c: len(c & frozenset(uncontested.items())) for c in co}
+        co = [c for c in co if firsts[c] == max(firsts.values())]
     full = [c | frozenset(fixed.items()) for c in co]
     counts: Counter = Counter()
     runs = per_assignment * len(full)

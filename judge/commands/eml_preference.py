@@ -34,8 +34,9 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
     if ctx.role == "master" and option in _OPTIONS:
         ctx.require_master_in(("forming",), "the game's options can only change before it starts")
         _set_param(game, shortcut=_OPTIONS[option])
-        return ("the uncontested first choices are given first (the seed's shortcut)" if _OPTIONS[option]
-                else "powers are assigned by the exact optimum alone (no shortcut)")
+        return ("the uncontested first choices are given first, the rest by the best assignment (the seed's "
+                "shortcut: it can cost total value)" if _OPTIONS[option]
+                else "powers are assigned by the best total; uncontested first choices break ties (the default)")
     player = ctx.player
     if ctx.role == "master":
         player = find_player(game, ctx.sender)

@@ -53,7 +53,10 @@ class PreferenceError(ValueError):
 @dataclass(frozen=True)
 class Params:
     mode: str = "list"  # list | both | random
-    shortcut: bool = True  # the seed's uncontested-first-choice step
+    # The seed's uncontested-first-choice step taken literally, before the
+    # optimum (SET PREFERENCE SHORTCUT). Off by default: it can cost total
+    # value, so uncontested first choices only break ties among the best.
+    shortcut: bool = False
     players: int | None = None  # duplex: this many players share the powers
 
     def as_dict(self) -> dict[str, Any]:
@@ -72,7 +75,7 @@ def params_from(raw: Mapping[str, Any] | None, U: int) -> Params:
     mode = raw.get("mode", "list")
     if mode not in MODES:
         raise ParamError(f"mode must be one of {', '.join(MODES)}, not {mode!r}")
-    shortcut = raw.get("shortcut", True)
+    shortcut = raw.get("shortcut", False)
     if not isinstance(shortcut, bool):
         raise ParamError(f"shortcut must be true or false, not {shortcut!r}")
     players = raw.get("players")
@@ -351,28 +354,47 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     if not remaining or not open_rows:
         return
     before = list(remaining)
-    # 2. The shortcut: uncontested single first choices.
-    shortcut = (first_choice_shortcut([players[i] for i in open_rows], [names[w] for w in remaining], lists)
-                if params.shortcut else {})
-    for pl, power in shortcut.items():
-        give(r.shortcut, row_of[pl], col_of[power])
-        doubled.append(rows[row_of[pl]][col_of[power]])
-    rest_rows = [i for i in open_rows if players[i] not in shortcut]
-    # 3-4. The exact optimum of the rest, uniform among all co-optimal assignments.
+    # 2. Uncontested first choices (the seed's shortcut). The literal step
+    # (SET PREFERENCE SHORTCUT) gives them before the optimum, which can cost
+    # total value; by default they only break ties among the best assignments.
+    uncontested = first_choice_shortcut([players[i] for i in open_rows], [names[w] for w in remaining], lists)
+    if params.shortcut:
+        for pl, power in uncontested.items():
+            give(r.shortcut, row_of[pl], col_of[power])
+            doubled.append(rows[row_of[pl]][col_of[power]])
+        rest_rows = [i for i in open_rows if players[i] not in uncontested]
+    else:
+        rest_rows = open_rows
+    # 3-4. The exact optimum of the rest, uniform among all co-optimal
+    # assignments (by default, those giving the most uncontested first choices).
     if rest_rows and remaining:
         columns = list(remaining)
-        sol = exact_assignment.solve(weights[np.ix_(rest_rows, columns)], stream, what="co-optimal")
+        bonus = None
+        if not params.shortcut and uncontested:
+            bonus = np.zeros((len(rest_rows), len(columns)), dtype=np.int64)
+            for k, i in enumerate(rest_rows):
+                if players[i] in uncontested:
+                    bonus[k, columns.index(col_of[uncontested[players[i]]])] = 1
+        sol = exact_assignment.solve(weights[np.ix_(rest_rows, columns)], stream, what="co-optimal", bonus=bonus)
         for i, col in zip(rest_rows, sol.assignment):
             if col is not None:
-                give(r.optimized, i, columns[col])
+                first = uncontested.get(players[i]) == names[columns[col]]
+                give(r.shortcut if first else r.optimized, i, columns[col])
                 doubled.append(rows[i][columns[col]])
         r.tied, r.exact = sol.tied, sol.exact
         r.blocks = [{"players": [players[rest_rows[k]] for k in b.rows], "powers": [names[columns[j]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact} for b in sol.blocks]
     r.total = sum(doubled) / 2
     r.stddev = _stddev([v / 2 for v in doubled])
-    if params.shortcut and shortcut:
-        r.shortcut_check = compare_without_shortcut(weights[np.ix_(open_rows, before)], doubled)
+    if uncontested:
+        open_weights = weights[np.ix_(open_rows, before)]
+        if params.shortcut:
+            r.shortcut_check = compare_without_shortcut(open_weights, doubled)
+        else:
+            given = [open_rows.index(row_of[pl]) for pl in uncontested]
+            r.shortcut_check = compare_with_shortcut(open_weights, given,
+                                                     [before.index(col_of[w]) for w in uncontested.values()],
+                                                     doubled)
 
 
 def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
@@ -398,17 +420,34 @@ def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
     return {pl: group[0] for pl, group in first.items() if len(group) == 1 and claims[group[0]] == 1}
 
 
+def _figures(total2: int, squares2: int, n: int) -> dict[str, float]:
+    """Total and standard deviation of n players from doubled sums."""
+    mean = total2 / 2 / n
+    return {"total": total2 / 2, "stddev": math.sqrt(max(0.0, squares2 / 4 / n - mean * mean))}
+
+
 def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dict[str, Any]:
-    """The round's (total, std-dev) with the shortcut, and the optimum of the
-    same players and powers without it. Both over the players who got a power
-    this round (the same number either way)."""
+    """Under SET PREFERENCE SHORTCUT: the round's (total, std-dev) with the
+    literal step, and the optimum of the same players and powers without it.
+    Both over the players who got a power this round (the same number either way)."""
     total2, squares2 = exact_assignment.optimum(weights)
     w_total, w_sq = sum(doubled), sum(v * v for v in doubled)
     n = len(doubled)
+    return {"with": _figures(w_total, w_sq, n), "without": _figures(total2, squares2, n),
+            "differs": (w_total, w_sq) != (total2, squares2)}
 
-    def stats(total: int, squares: int) -> dict[str, float]:
-        mean = total / 2 / n
-        return {"total": total / 2, "stddev": math.sqrt(max(0.0, squares / 4 / n - mean * mean))}
 
-    return {"with": stats(w_total, w_sq), "without": stats(total2, squares2),
+def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
+                          doubled: Sequence[int]) -> dict[str, Any]:
+    """By default: what the seed's literal step would give (its uncontested
+    first choices `rows` x `cols` first, the optimum of the rest), against the
+    round's exact optimum. The same keys as compare_without_shortcut."""
+    fixed = [int(weights[i, j]) for i, j in zip(rows, cols)]
+    rest_rows = [i for i in range(weights.shape[0]) if i not in set(rows)]
+    rest_cols = [j for j in range(weights.shape[1]) if j not in set(cols)]
+    t2, s2 = exact_assignment.optimum(weights[np.ix_(rest_rows, rest_cols)]) if rest_rows and rest_cols else (0, 0)
+    w_total, w_sq = sum(fixed) + t2, sum(v * v for v in fixed) + s2
+    total2, squares2 = sum(doubled), sum(v * v for v in doubled)
+    n = len(doubled)
+    return {"with": _figures(w_total, w_sq, n), "without": _figures(total2, squares2, n),
             "differs": (w_total, w_sq) != (total2, squares2)}
