@@ -80,3 +80,15 @@ def test_a_blind_game_answers_every_letter_alike(harness):
         h.mail("nina@example.test", f"SIGNON {letter}bg npw")
         answers.add(h.body(h.last_to("nina@example.test")).split("\n", 3)[3])
     assert len(answers) == 1 and "never says who plays which power" in answers.pop()
+
+
+def test_an_observer_hears_when_the_master_moves_the_deadline(harness):
+    h = harness
+    h.mail(GM, "CREATE ?g gmpw blind-auction")
+    h.mail("olga@example.test", "SIGNON Og watchpw")
+    h.mail(PLAYERS[0], "SIGNON ?g pw")
+    h.mail(GM, "SIGNON Mg gmpw\nSET DEADLINE +5d")
+    moved = [m for m in h.sent_to("olga@example.test") if "the deadline is now" in m["Subject"]]
+    assert len(moved) == 1
+    assert "You observe this game" in h.body(moved[0])
+    assert "1 player was told" in h.body(h.last_to(GM))

@@ -5,10 +5,11 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
-from judge.games import active_players, describe_params, is_auction, notify, param_warnings, set_state
+from judge.games import active_players, describe_params, is_auction, notify, observers, param_warnings, set_state
 from judge.methods import UnknownMethod, blind_auction as ba, get_method
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
+from judge.wording import plural, were
 
 
 @handles(nodes.SetPassword)
@@ -50,8 +51,12 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
         players = active_players(game)
         for p in players:
             notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [p.address], game=game,
-                   player=p, before=before, when=when)
-        told = f"; {len(players)} player{'s were' if len(players) != 1 else ' was'} told" if players else ""
+                   player=p, before=before, when=when, observer=False)
+        for o in observers(game):
+            # Observers get every public mail of the game (nJudge's SIGNON Ogame).
+            notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [o.address], game=game,
+                   player=o, before=before, when=when, observer=True)
+        told = f"; {plural(len(players), 'player')} {were(len(players))} told" if players else ""
     extra = ""
     if game.state == "waiting":
         # A new deadline reopens bidding for the players still missing.
