@@ -51,16 +51,17 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
     if refusal:
         raise CommandRejected(refusal)
     powers = power_list(game)
+    start = node.text_column or node.column
     try:
-        lst = read_list(node.text, powers, game_params(game))
+        lst = read_list(node.text, powers, game_params(game), column=start)
     except pref.PreferenceError as err:
-        column = node.text_column + err.column - 1 if node.text_column else node.column
+        column = err.column  # in the line, as every column of the message
         ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
                                    received_at=ctx.now, submitted_at=ctx.sent_at, text=node.text, valid=False,
                                    bids=None,
                                    violations=[{"rule": "preference", "message": str(err), "column": column}]))
         shown = f"SET PREFERENCE {node.text}"
-        caret = " " * (len("SET PREFERENCE ") + (column - node.text_column if node.text_column else 0)) + "^"
+        caret = " " * (len("SET PREFERENCE ") + column - start) + "^"
         raise CommandRejected(f"line {node.line}, column {column}: {err}. Your list is unchanged.\n"
                               f"    {shown}\n    {caret}") from err
     ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id,
@@ -69,7 +70,12 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
                                violations=[]))
     ctx.session.flush()
     _mail_lists_to_master(ctx, game)
-    return f"preference list for ?{game.name}: {describe(lst)}"
+    done = f"preference list for ?{game.name}: {describe(lst)}"
+    if game_params(game).mode == "random":
+        # nJudge keeps lists under PRFRAND too; say plainly that it will not count.
+        done += (f". Note: ?{game.name} assigns every power at random (PRFRAND), so this list will not count "
+                 "unless the master sends SET PRFLIST or SET PRFBOTH before the start")
+    return done
 
 
 def describe(lst: pref.Preference) -> str:

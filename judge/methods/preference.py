@@ -142,22 +142,27 @@ class Preference:
         return {"random": self.random, "groups": [list(g) for g in self.groups]}
 
 
-def read_preference(text: str, powers: PowerList) -> Preference:
-    """The list a player wrote; PreferenceError names the column at fault."""
+def read_preference(text: str, powers: PowerList, column: int = 1) -> Preference:
+    """The list a player wrote; PreferenceError names the column at fault.
+
+    `column` is where the list starts in the player's line (1 when the text
+    is the whole line): every column the errors give counts in that line."""
+    shift = column - 1
     try:
         raw = parse_list(text)
     except ListSyntaxError as err:
-        raise PreferenceError(err.column, str(err)) from err
+        raise PreferenceError(err.column + shift, str(err)) from err
     if raw.random:
         return Preference(random=True)
     seen: dict[str, int] = {}
     groups: list[tuple[str, ...]] = []
-    items = list(raw.items)
+    items = [_shifted(item, shift) for item in raw.items]
+    as_names = _separate_names(text, raw.items, powers)
     i = 0
     while i < len(items):
         item = items[i]
         if isinstance(item, tuple):
-            names = _words_to_powers(list(item), powers, seen)
+            names = _words_to_powers(list(item), powers, seen, as_names)
             if names:
                 groups.append(tuple(names))
             i += 1
@@ -167,11 +172,42 @@ def read_preference(text: str, powers: PowerList) -> Preference:
         while i < len(items) and not isinstance(items[i], tuple):
             run.append(items[i])
             i += 1
-        groups.extend((n,) for n in _words_to_powers(run, powers, seen))
+        groups.extend((n,) for n in _words_to_powers(run, powers, seen, as_names))
     return Preference(tuple(groups))
 
 
-def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int]) -> list[str]:
+def _shifted(item: Word | tuple[Word, ...], shift: int) -> Word | tuple[Word, ...]:
+    if isinstance(item, tuple):
+        return tuple(Word(w.text, w.column + shift) for w in item)
+    return Word(item.text, item.column + shift)
+
+
+_SEPARATORS = frozenset(" \t,;>/")
+
+
+def _separate_names(text: str, items, powers: PowerList) -> bool:
+    """Are the words names? Yes when there are several, each is a power's
+    name or abbreviation (not a lone letter), and each is set apart from the
+    next by a space, comma, ';', '>' or '/' (not by a bracket alone):
+    "Fra Ger Eng" is France, Germany, England. Otherwise letters run
+    together are letters, as nJudge reads them: "FRA" and "E[FRA]" are
+    France, Russia, Austria."""
+    words = [w for item in items for w in (item if isinstance(item, tuple) else (item,))]
+    if len(words) < 2:
+        return False
+    for w in words:
+        p = powers.lookup(w.text)
+        if p is None or w.text.casefold() not in (p.name.casefold(), p.abbreviation.casefold()):
+            return False  # a letter, or no power at all: read as today
+    for a, b in zip(words, words[1:]):
+        between = text[a.column - 1 + len(a.text):b.column - 1]
+        if not _SEPARATORS.intersection(between):
+            return False
+    return True
+
+
+def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int],
+                     as_names: bool = False) -> list[str]:
     out: list[str] = []
     k = 0
     multi = sorted((p for p in powers if " " in p.name), key=lambda p: -len(p.name.split()))
@@ -191,8 +227,9 @@ def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int])
         all_letters = all(_by_letter(ch, powers) for ch in w.text)
         # nJudge players run letters together ("[FRA]" is France, Russia,
         # Austria): a word made only of power letters is read as letters,
-        # even where it spells an abbreviation; the reply shows the reading.
-        if whole is not None and (full_name or not all_letters):
+        # even where it spells an abbreviation, unless the list is a row of
+        # separate names (_separate_names); the reply shows the reading.
+        if whole is not None and (full_name or as_names or not all_letters):
             _take(whole.name, w.column, w.text, seen, out)
         else:
             # Letters run together, as nJudge players write them: "FRIGATE".

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any, Mapping
 
 from judge.methods import preference as pref
@@ -10,17 +11,18 @@ from judge.resolution.errors import ResolveInputError
 from judge.variants import PowerList
 
 
-def read_list(text: str, powers: PowerList, params: pref.Params) -> pref.Preference:
+_PREFIX = re.compile(r"\s*(?:set\s+(?:preferences?|pref)(?=\s|$))?\s*", re.IGNORECASE)
+
+
+def read_list(text: str, powers: PowerList, params: pref.Params, column: int | None = None) -> pref.Preference:
     """A submission as a player mails it: the list itself, or a whole
-    `SET PREFERENCE list` line."""
-    body = text.strip()
-    head = body.split(None, 2)
-    if len(head) >= 2 and head[0].casefold() == "set" and head[1].casefold() in ("preference", "pref",
-                                                                                  "preferences"):
-        body = head[2] if len(head) == 3 else ""
-    result = pref.read_preference(body, powers)
+    `SET PREFERENCE list` line. Error columns count in `text` as given, or
+    from `column` (where `text` starts in the player's line)."""
+    start = _PREFIX.match(text).end()
+    first = (column or 1) + start
+    result = pref.read_preference(text[start:], powers, column=first)
     if result.random and params.mode == "list":
-        raise pref.PreferenceError(1, "this game takes lists only (PRFLIST); * is not allowed")
+        raise pref.PreferenceError(first, "this game takes lists only (PRFLIST); * is not allowed")
     return result
 
 
