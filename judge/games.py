@@ -83,8 +83,14 @@ def find_player(game: Game, who: str) -> Player | None:
     return None
 
 
+# Keys of game.params that are the judge's settings (SET REMINDERS), not
+# the method's: the method never sees them (its params_from refuses keys it
+# does not know).
+JUDGE_PARAMS = frozenset({"reminders"})
+
+
 def raw_params(game: Game) -> dict[str, Any]:
-    return dict(game.params)
+    return {k: v for k, v in game.params.items() if k not in JUDGE_PARAMS}
 
 
 def effective_params(game: Game) -> ba.Params:
@@ -107,7 +113,7 @@ def game_params(game: Game) -> ba.Params | pref.Params:
     """The method's parameters (ParamError if they cannot be used)."""
     if is_auction(game):
         return effective_params(game)
-    return get_method(game.method).params_from(game.params, len(game.powers))
+    return get_method(game.method).params_from(raw_params(game), len(game.powers))
 
 
 def param_warnings(game: Game) -> list[str]:

@@ -9,16 +9,22 @@ other games go on.
 
 from __future__ import annotations
 
+import logging
 import traceback
+from collections import defaultdict
 from datetime import datetime, timedelta
+from functools import partial
 
-from sqlalchemy import select
+from sqlalchemy import or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
+from judge import audit, reminders
 from judge.config import Config
 from judge.failures import quarantine_game
-from judge.games import missing_players, notify, resolve_game, set_state
-from judge.store.models import Game
+from judge.games import missing_players, notify, power_list, resolve_game, set_state, standings
+from judge.store.models import Event, Game, Player
+
+log = logging.getLogger(__name__)
 
 
 # A blind-random game's master hears once a day whom the protocol waits for.
@@ -50,11 +56,42 @@ def due_blind_notices(session: Session, now: datetime) -> list[int]:
     ))
 
 
+def due_reminders(session: Session, config: Config, now: datetime) -> list[tuple[int, float]]:
+    """(game, hours before its deadline) of every reminder due now
+    (judge.reminders): one query for the games in their window, one for the
+    reminders they were sent already."""
+    waits = or_(*[(Game.state == state) & Game.method.in_(methods)
+                  for state, methods in reminders.REMINDED.items()])
+    ahead = now + timedelta(hours=max((reminders.MOST_HOURS, *config.reminder_hours)))
+    window = {}
+    for game_id, deadline, params in session.execute(
+            select(Game.id, Game.deadline, Game.params).where(waits, Game.deadline > now, Game.deadline <= ahead)):
+        hours = reminders.game_hours(params, config.reminder_hours)
+        if hours and deadline - timedelta(hours=hours[0]) <= now:
+            window[game_id] = (deadline, hours)
+    if not window:
+        return []
+    sent = _reminders_sent(session, list(window))
+    due = ((game_id, reminders.due(deadline, now, hours, sent[game_id]))
+           for game_id, (deadline, hours) in window.items())
+    return [(game_id, h) for game_id, h in due if h is not None]
+
+
+def _reminders_sent(session: Session, game_ids: list[int]) -> dict[int, list[tuple[str, float]]]:
+    sent: dict[int, list[tuple[str, float]]] = defaultdict(list)
+    for game_id, data in session.execute(select(Event.game_id, Event.data)
+                                         .where(Event.game_id.in_(game_ids), Event.kind == "reminder")):
+        sent[game_id].append((data["deadline"], data["hours"]))
+    return sent
+
+
 def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list[str]:
-    """Handle every game whose deadline has passed; one transaction each."""
+    """Handle every game whose deadline has passed, and the reminders due;
+    one transaction each."""
     with sessions() as s:
         work = [(handle_deadline, i) for i in due_games(s, now)]
         work += [(blind_notice, i) for i in due_blind_notices(s, now)]
+        work += [(partial(send_reminders, hours=h), i) for i, h in due_reminders(s, config, now)]
     done = []
     for handle, game_id in work:
         try:
@@ -62,11 +99,62 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
                 outcome = handle(s, config, game_id, now)
         except Exception:
             quarantine_game(sessions, config, now, game_id, traceback.format_exc())
+            log.error("game %s: its deadline's work met a bug; the game is set aside as stuck", game_id)
             done.append(f"game {game_id}: stuck")
             continue
         if outcome:
+            # For the operator: what each deadline (or reminder) did.
+            log.info("deadline: %s", outcome)
             done.append(outcome)
     return done
+
+
+def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, hours: float) -> str | None:
+    """Remind the players of one game who have not sent what its deadline
+    waits for, each in a mail of their own, once per (deadline, hours)."""
+    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    if game is None or game.deadline is None or not reminders.waits_on_players(game.method, game.state):
+        return None
+    hours_now = reminders.game_hours(game.params, config.reminder_hours)
+    if reminders.due(game.deadline, now, hours_now, _reminders_sent(s, [game.id])[game.id]) != hours:
+        return None  # another judge process got there first, or the game changed
+    late = _not_in_yet(s, game)
+    if not late and not any(p.status == "active" for p in game.players):
+        return None  # nobody has joined yet: those who join before the time are reminded then
+    # Recorded even when nobody is late, so that the game is not looked at
+    # again for this deadline and time.
+    audit.record(s, now, "reminder", game_id=game.id, deadline=game.deadline.isoformat(), hours=hours,
+                 players=len(late))
+    left = reminders.time_left(game.deadline, now)
+    for player, context in late:
+        notify(s, config, now, "player/reminder.txt.j2", [player.address], game=game, player=player, left=left,
+               powers=power_list(game), **context)
+    if not late:
+        return None
+    return f"{game.name}: {len(late)} player{'s' if len(late) != 1 else ''} reminded, {left} before the deadline"
+
+
+def _not_in_yet(s: Session, game: Game) -> list[tuple[Player, dict]]:
+    """The players the deadline waits for, each with what their reminder
+    says about them (never anything about another player)."""
+    if game.method == "blind-random":
+        from judge import blindmail
+        from judge.methods import blinding
+
+        run = blindmail.gm_run(s, game)
+        if run is None:
+            return []
+        step = {blinding.AWAITING_LIST: "blinded", blinding.AWAITING_BLINDS: "blind"}.get(
+            blindmail.gm_state(run).phase)
+        waiting = set(reminders.blind_waiting(step, run.state.get("tp_waiting")))
+        third_party = run.third_party
+        return [(p, {"step": step, "third_party": third_party})
+                for p in game.players if p.status == "active" and p.address in waiting]
+    late = []
+    for st in standings(s, game):
+        if st.counting is None and not st.player.gm_no_preference:
+            late.append((st.player, {"invalid": st.latest is not None}))
+    return late
 
 
 def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) -> str:
@@ -77,6 +165,10 @@ def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) ->
     from judge.commands.eml_start import begin
 
     deadline = game.deadline
+    # The players of a preference game who sent no list: the master hears
+    # who they are (they count as not minding which power they get).
+    no_list = ([st.player for st in standings(s, game) if st.counting is None]
+               if game.method == "preference" else [])
     try:
         done = begin(s, config, now, game)
     except CommandRejected as err:
@@ -85,7 +177,7 @@ def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) ->
                reason=str(err))
         return f"{game.name}: could not start at its deadline"
     notify(s, config, now, "gm/deadline_started.txt.j2", [game.gm_address], game=game, deadline=deadline,
-           done=done)
+           done=done, no_list=no_list)
     return f"{game.name}: started at its deadline"
 
 

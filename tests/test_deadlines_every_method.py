@@ -6,6 +6,7 @@ shows every game's deadline."""
 from __future__ import annotations
 
 from judge.games import find_game
+from tests.test_e2e_blinding import tp_url  # noqa: F401 (a fixture: the third party judge's store)
 
 GM = "gm@example.test"
 PLAYERS = [f"p{i}@example.test" for i in range(7)]
@@ -66,3 +67,51 @@ def test_a_game_that_cannot_start_at_its_deadline_tells_its_master_once(harness)
     with h.judge.sessions() as s:
         game = find_game(s, "g")
         assert game.state == "forming" and game.deadline is None
+
+
+# --- at the deadline the master gets the list of late players, in every method
+
+def test_an_auction_master_gets_the_late_players_by_name_and_address(harness):
+    h = harness
+    _create(h, "blind-auction")
+    h.mail(GM, "SIGNON Mg gmpw\nSTART")
+    for p in PLAYERS[:5]:
+        h.mail(p, "SIGNON ?g pw\nNO PREFERENCE")
+    h.clock.advance(hours=73)
+    h.run()
+    mail = h.last_to(GM)
+    body = h.body(mail)
+    assert "2 players sent no bids" in mail["Subject"]
+    assert "  p5 <p5@example.test>" in body and "  p6 <p6@example.test>" in body
+    assert not any(f"<{p}>" in body for p in PLAYERS[:5])
+
+
+def test_a_preference_master_hears_who_sent_no_list_at_the_deadline(harness):
+    h = harness
+    _create(h, "preference", PLAYERS[:6])
+    h.mail(GM, "SIGNON Mg gmpw\nSET DEADLINE +24h")
+    for p in PLAYERS[:4]:
+        h.mail(p, "SIGNON ?g pw\nSET PREFERENCE EFGRAIT")
+    h.mail(PLAYERS[6], "SIGNON ?g pw")  # the seventh joins at the last moment, without a list
+    h.clock.advance(hours=25)
+    h.run()
+    mail = [m for m in h.sent_to(GM) if "the game started" in m["Subject"]][-1]
+    body = " ".join(h.body(mail).split())
+    assert "3 players sent no preference list, and so counted as not minding" in body
+    assert all(f"<{p}>" in body for p in PLAYERS[4:]) and not any(f"<{p}>" in body for p in PLAYERS[:4])
+
+
+def test_a_blind_random_master_hears_who_stalled_at_the_deadline(harness, tmp_path, tp_url):
+    from tests.test_e2e_blinding import blind_of, cli, first_round, judges, start_game
+
+    a, b, post = judges(harness, tmp_path, tp_url)
+    start_game(a, post)
+    for k, p in enumerate(PLAYERS[:5]):
+        first, token = first_round(post, p)
+        b.send(p, f"BLINDED ?bg {token} {cli('add', first, blind_of(k)).split()[-1]}")
+    post.settle()
+    a.clock.advance(hours=73)
+    post.settle()
+    deadline = post.last_mail(GM, "the deadline passed")
+    assert "It waits for: p5, p6" in " ".join(a.body(deadline).split())
+    b.close()

@@ -194,7 +194,9 @@ def test_master_gets_warnings_and_impossible_parameters_block_start(h):
     assert "the auction of ?g is open" in reply and "can only change before the auction starts" in reply
     with h.judge.sessions() as s:
         assert find_game(s, "g").params == {"T": 140, "M": 70, "D": "T/U"}
-    assert "D = 20 points on every power" in h.body(h.last_to("p0@example.test"))
+    # (The last mail to p0 is the reminder: 24 hours are left at START.)
+    opened = [m for m in h.sent_to("p0@example.test") if "Blind Auction is open" in m["Subject"]]
+    assert "D = 20 points on every power" in h.body(opened[-1])
 
 
 def test_set_password_and_custom_variant(tmp_path):

@@ -10,6 +10,7 @@ from judge.commands import (  # noqa: F401  (registration by import)
     eml_help,
     eml_list,
     eml_preference,
+    eml_reminders,
     eml_set,
     eml_signoff,
     eml_signon,

@@ -6,6 +6,7 @@ from sqlalchemy import func, select
 
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import describe_params, find_game, is_auction, param_warnings, power_list, seats, standings
+from judge.reminders import describe, game_hours
 from judge.store.models import Game, Player
 from judge.syntax import nodes
 from judge.templating import render
@@ -34,9 +35,10 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         problem = str(err)
     master = ctx.role == "master" and ctx.game is game
     blind = _blind_view(ctx, game, master) if game.method == "blind-random" else None
+    reminders = describe(game_hours(game.params, ctx.config.reminder_hours))
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
                   auction=is_auction(game), seats=seats(game), powers=power_list(game),
-                  standings=standings(ctx.session, game), master=master, blind=blind).rstrip()
+                  standings=standings(ctx.session, game), master=master, blind=blind, reminders=reminders).rstrip()
 
 
 def _blind_view(ctx: Context, game: Game, master: bool) -> dict:
