@@ -105,11 +105,34 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
         # daemon's next pass runs what is left. (Exit 75 here would only make
         # the MTA offer the mail again, and bounce it.)
         judge.run_once()
+    # One line saying what was done (an MTA ignores standard output).
+    click.echo(_delivered(judge, raw, stored, oversize, no_process))
+
+
+def _delivered(judge, raw: bytes, stored: int | None, oversize: int | None, no_process: bool) -> str:
+    from sqlalchemy import make_url
+
+    from judge.mail.inbound import dedup_key_of
+    from judge.store.models import InboundMessage
+
+    message_id = dedup_key_of(raw)[0]
     if not stored:
-        click.echo("judge: duplicate Message-ID, not processed again")
-    else:
-        click.echo(f"judge: stored (its header only: {oversize} bytes is over the limit)" if oversize else
-                   "judge: stored")
+        return f"judge: duplicate Message-ID {message_id}, not processed again"
+    where = make_url(judge.config.database_url).render_as_string(hide_password=True)
+    what = f"judge: stored as mail {stored} ({message_id}) in the database {where}"
+    if oversize:
+        what += f", its header only ({oversize} bytes is over the limit)"
+    if no_process:
+        return what + "; the daemon will process it"
+    try:
+        with judge.sessions() as s:
+            row = s.get(InboundMessage, stored)
+            status, reason = row.status, " ".join((row.reason or "").split())[:200]
+    except Exception as err:  # the mail is stored: still taken (exit 0)
+        return what + f"; its outcome could not be read ({type(err).__name__})"
+    if status == "new":
+        return what + "; not processed yet (another judge process is running mail: it takes this one too)"
+    return what + f"; processed: {status}" + (f" ({reason})" if reason else "")
 
 
 @main.command()

@@ -30,7 +30,7 @@ from judge.mail.inbound import dedup_key_of, parse_message
 from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
-from judge.store.models import InboundMessage
+from judge.store.models import Game, InboundMessage, OutboxMessage
 from judge.syntax import mask_secret
 from judge.templating import render_mail
 from judge.transports.base import Transport
@@ -67,6 +67,23 @@ def processing_lock(session: Session) -> bool:
     if dialect == "sqlite":
         session.execute(text("UPDATE inbound_messages SET status = status WHERE 0"))
     return True
+
+
+def _reply_games(session: Session, inbound_ids: list[int]) -> dict[int, str]:
+    """The game each mail's reply is about (its outbox row's game), for the
+    operator's log: one query per batch."""
+    return dict(session.execute(select(OutboxMessage.inbound_id, Game.name)
+                                .join(Game, OutboxMessage.game_id == Game.id)
+                                .where(OutboxMessage.inbound_id.in_(inbound_ids))).all())
+
+
+def _log_mail(row: InboundRow, game: str | None) -> None:
+    """One line per mail processed: sender, game, outcome. The reason is
+    the judge's own words (a refusal, "no reply: ..."), never the mail's
+    text, so never a password; cut to one short line."""
+    reason = " ".join((row.reason or "").split())[:200]
+    log.info("mail %s from %s%s: %s%s", row.id, row.sender or "(no usable From)", f" (?{game})" if game else "",
+             row.status, f" ({reason})" if reason else "")
 
 
 @dataclass
@@ -178,7 +195,10 @@ class Judge:
             try:
                 for row in rows:
                     process_inbound(s, self.config, self.clock.now(), row)
+                games = _reply_games(s, [row.id for row in rows])
                 s.commit()
+                for row in rows:
+                    _log_mail(row, games.get(row.id))
                 return len(rows)
             except Exception:
                 s.rollback()
@@ -251,8 +271,9 @@ class Judge:
     def run_forever(self) -> None:
         outbox.requeue_interrupted(self.sessions)
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
-            signal.signal(signal.SIGTERM, lambda *_: self.stop())
-            signal.signal(signal.SIGINT, lambda *_: self.stop())
+            signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))
+            signal.signal(signal.SIGINT, lambda *_: self.stop("SIGINT"))
+        log.info("judge: running; polling every %s s", self.config.poll_interval)
         while not self.stopping:
             try:
                 self.run_once()
@@ -273,6 +294,11 @@ class Judge:
                 nap = min(0.5, self.config.poll_interval - waited)
                 self.clock.sleep(nap)
                 waited += nap
+        log.info("judge: stopped")
 
-    def stop(self) -> None:
+    def stop(self, why: str | None = None) -> None:
+        if why and not self.stopping:
+            # (A logging handler's lock is re-entrant: logging here, in the
+            # signal handler, cannot deadlock the main thread.)
+            log.info("judge: %s received, finishing the current pass and stopping", why)
         self.stopping = True

@@ -29,7 +29,7 @@ from judge import audit
 from judge.clock import Clock
 from judge.config import Config
 from judge.mail.outbound import compose, make_message_id
-from judge.store.models import OutboxMessage
+from judge.store.models import Game, OutboxMessage
 from judge.transports.base import OutgoingMail, Transport, TransportError
 
 log = logging.getLogger(__name__)
@@ -96,17 +96,19 @@ def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock
                 .where(OutboxMessage.status == "queued", OutboxMessage.next_attempt_at <= clock.now())
                 .order_by(OutboxMessage.id).limit(min(claim, limit - done)).with_for_update(skip_locked=True)
             ).all()
+            results = _result_games(s, rows)
             batch = []
             for row in rows:
                 row.status = "sending"
                 row.attempts += 1
                 batch.append((row.id, row.attempts,
-                              OutgoingMail(row.message_id, row.envelope_from, tuple(row.recipients), row.raw)))
+                              OutgoingMail(row.message_id, row.envelope_from, tuple(row.recipients), row.raw),
+                              results.get(row.id)))
         if not batch:
             break
-        for row_id, attempts, mail in batch:
+        for row_id, attempts, mail, result_of in batch:
             try:
-                _send_one(sessions, transport, clock, config, row_id, attempts, mail, counts)
+                _send_one(sessions, transport, clock, config, row_id, attempts, mail, counts, result_of)
             except Exception as err:
                 # A bug (not a TransportError) met this row: it fails alone,
                 # with the error kept, and the other rows go out.
@@ -123,8 +125,19 @@ def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock
     return counts
 
 
+def _result_games(s: Session, rows: Sequence[OutboxMessage]) -> dict[int, str]:
+    """The game of each results mail among `rows` (outbox id -> name), for
+    the operator's log line when it is sent; one query, only if there are
+    results among them."""
+    game_of = {r.id: r.game_id for r in rows if r.kind == "result" and r.game_id is not None}
+    if not game_of:
+        return {}
+    names = dict(s.execute(select(Game.id, Game.name).where(Game.id.in_(set(game_of.values())))).all())
+    return {row_id: names.get(game_id, str(game_id)) for row_id, game_id in game_of.items()}
+
+
 def _send_one(sessions: sessionmaker[Session], transport: Transport, clock: Clock, config: Config, row_id: int,
-              attempts: int, mail: OutgoingMail, counts: dict[str, int]) -> None:
+              attempts: int, mail: OutgoingMail, counts: dict[str, int], result_of: str | None = None) -> None:
     def commit_point() -> None:
         with sessions.begin() as s:
             s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id).values(status="data_sent"))
@@ -145,6 +158,11 @@ def _send_one(sessions: sessionmaker[Session], transport: Transport, clock: Cloc
         s.execute(update(OutboxMessage).where(OutboxMessage.id == row_id)
                   .values(status="sent", sent_at=clock.now(), last_error=None))
     counts["sent"] += 1
+    if result_of is not None:
+        # The operator sees results go out (never their text: in a blind
+        # game a player's mail names their power).
+        n = len(mail.recipients)
+        log.info("results of ?%s sent: outbox #%s to %d recipient%s", result_of, row_id, n, "" if n == 1 else "s")
 
 
 def _failed(sessions, row_id: int, attempts: int, err: TransportError, now: datetime, config: Config,

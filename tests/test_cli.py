@@ -161,7 +161,7 @@ def test_deliver_reads_one_mail_from_stdin(tmp_path):
     from judge.transports.maildir import read_all
 
     replies = read_all(tmp_path / "data" / "outbox")
-    assert len(replies) == 1 and b"?piped: blind-auction" in replies[0].replace(b"\r\n", b"\n")
+    assert len(replies) == 1 and b"?piped: preference" in replies[0].replace(b"\r\n", b"\n")
 
 
 def test_deliver_asks_the_mta_to_retry_when_the_store_is_down(tmp_path):
