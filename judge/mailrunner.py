@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
-from typing import Iterator
+from typing import Callable, Iterator
 
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
@@ -28,6 +28,7 @@ from judge.submission import check, text_at_lines
 from judge.syntax import CommandSyntaxError, looks_like_command, mask_secret, nodes, parse_line
 from judge.syntax.parser import MAX_LINE_LENGTH
 from judge.templating import render_mail
+from judge.variants import is_variant
 from judge.wording import plural, were
 
 
@@ -197,7 +198,8 @@ def _carries_right_password(session: Session, config: Config, now: datetime, mai
     from judge import lockout
     from judge.games import find_game, find_player
 
-    for _, _, node in command_lines(mail.text, config.max_line_length):
+    for _, _, node in command_lines(mail.text, config.max_line_length,
+                                    lambda name: is_variant(name, config.variants)):
         if not isinstance(node, nodes.Signon):
             continue
         game = find_game(session, node.game)
@@ -214,7 +216,7 @@ def _carries_right_password(session: Session, config: Config, now: datetime, mai
     return False
 
 
-def command_lines(text: str, max_length: int = MAX_LINE_LENGTH
+def command_lines(text: str, max_length: int = MAX_LINE_LENGTH, is_variant: Callable[[str], bool] | None = None
                   ) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
     """(line number, line, its node or syntax error) for each command line:
     blank and quoted lines skipped, up to a signature ("-- ") or SIGNOFF."""
@@ -225,7 +227,8 @@ def command_lines(text: str, max_length: int = MAX_LINE_LENGTH
         if line.rstrip() in ("--", "-- "):
             return
         try:
-            node: nodes.Node | CommandSyntaxError = parse_line(line, number, max_length=max_length)
+            node: nodes.Node | CommandSyntaxError = parse_line(line, number, max_length=max_length,
+                                                               is_variant=is_variant)
         except CommandSyntaxError as err:
             node = err
         if isinstance(node, nodes.Signoff):
@@ -275,7 +278,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                                                f"reads at most {limit} lines a mail", always=True))
             break
         try:
-            node = parse_line(line, number, max_length=ctx.config.max_line_length)
+            node = parse_line(line, number, max_length=ctx.config.max_line_length,
+                              is_variant=lambda name: is_variant(name, ctx.config.variants))
         except CommandSyntaxError as err:
             if looks_like_command(err.text):
                 blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))

@@ -183,5 +183,10 @@ def variant_powers(name: str, custom: Mapping[str, Iterable[Any]] | None = None)
     raise PowerListError(f"unknown variant {name!r}; known variants: {', '.join(known_variants(custom))}")
 
 
+def is_variant(name: str, custom: Mapping[str, Iterable[Any]] | None = None) -> bool:
+    key = name.casefold()
+    return any(v.casefold() == key for v in known_variants(custom))
+
+
 def known_variants(custom: Mapping[str, Iterable[Any]] | None = None) -> list[str]:
     return sorted(set(BUILTIN_VARIANTS) | set(custom or {}) | set(map_variants()))

@@ -31,7 +31,8 @@ def test_njudge_style_preference_game(harness):
         assert "Done: preference list for ?prefs" in h.body(h.last_to(address)), address
     # The master got every list at every change.
     lists_mail = h.body(h.last_to(GM))
-    assert "bob@example.test>: E[FGR][TAI]" in lists_mail and "dan@example.test>: *" in lists_mail
+    assert "bob@example.test>:\n    E[FGR][TAI]" in lists_mail and "dan@example.test>:\n    *" in lists_mail
+    assert "eve@example.test>:\n    sent SET PREFERENCE with no list: does not mind" in lists_mail
 
     h.mail("gus@example.test", "signon ?prefs pass\nset preference EFX\nset preference EFGE\nsignoff")
     reply = h.body(h.last_to("gus@example.test"))

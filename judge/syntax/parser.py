@@ -6,6 +6,7 @@ import re
 import unicodedata
 from dataclasses import replace
 from functools import cache
+from typing import Callable
 
 from lark import Lark, LarkError, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
@@ -356,9 +357,13 @@ def _shown(line: str) -> str:
     return "".join(ch if ch.isprintable() else "\ufffd" for ch in masked)
 
 
-def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH) -> nodes.Node:
+def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH,
+               is_variant: Callable[[str], bool] | None = None) -> nodes.Node:
     """Parse one line (without its newline); CommandSyntaxError if it is no
-    command. Never raises anything else, and costs time linear in the line."""
+    command. Never raises anything else, and costs time linear in the line.
+    `is_variant`: whether a word after a SIGNON's password names a variant
+    (the judge's, with its configured ones); if it does not, the line is
+    refused as a password of two words."""
     line = text.rstrip("\r\n")
     if len(line) > max_length:
         # Before anything else reads it: nothing may spend time on a flood.
@@ -386,6 +391,16 @@ def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH
         # the line is refused, the rest of the mail is read.
         raise CommandSyntaxError(line_no, 1, _shown(line), f"a command ({_COMMANDS}) or a bid like 'Austria 40'",
                                  "The judge could not read this line.") from err
+    if isinstance(node, nodes.Signon) and node.variant is not None and is_variant is not None \
+            and not is_variant(node.variant):
+        # Not a variant: most likely the second word of a password written
+        # with a space ("SIGNON ?g my secret"). Refused as before variants
+        # could follow, masked as an unparsed line is (the whole rest), so a
+        # password's second word is never echoed as if it were a variant.
+        shown = _shown(line)
+        at = line.index(node.variant, node.password_column - 1 + len(node.password)) + 1
+        raise CommandSyntaxError(line_no, at, shown, "the end of the line (or a variant's name)",
+                                 (_found(shown, line, at) + _one_word(line, at)).strip())
     column = len(line) - len(line.lstrip()) + 1
     if isinstance(node, nodes.Bids):
         entries = tuple(replace(e, line=line_no) for e in node.entries)

@@ -20,7 +20,9 @@ PLAYERS = [f"p{i}@example.test" for i in range(7)]
 
 
 def _game(h, method: str = "blind-auction", start: bool = True) -> None:
-    h.mail(GM, f"CREATE ?g gmpw {method}\nSET DEADLINE +24h")
+    # A preference game would start by itself when its last player signs on.
+    manual = "\nSET MANUAL START" if method == "preference" else ""
+    h.mail(GM, f"CREATE ?g gmpw {method}\nSET DEADLINE +24h{manual}")
     for a in PLAYERS:
         h.send(a, "SIGNON ?g pw")
     h.run()

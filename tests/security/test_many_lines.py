@@ -11,7 +11,7 @@ def test_repeated_list_and_help_run_once(harness):
     h.mail("gm@example.test", "CREATE ?g gmpw")
     h.mail("eve@example.test", "\n".join(["LIST", "HELP", "LIST ?g", "list", "HELP", "LIST ?g"] * 3))
     body = h.body(h.last_to("eve@example.test"))
-    assert body.count("Commands (one per line") == 1
+    assert body.count("one per line, in any case") == 1
     assert "Ignored: the same as line 1" in body and "Ignored: the same as line 3" in body
 
 
