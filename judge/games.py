@@ -93,6 +93,12 @@ def raw_params(game: Game) -> dict[str, Any]:
     return {k: v for k, v in game.params.items() if k not in JUDGE_PARAMS}
 
 
+def judge_params(game: Game) -> dict[str, Any]:
+    """The judge's own settings among game.params: kept when SET VARIANT or
+    SET METHOD resets the method's."""
+    return {k: v for k, v in (game.params or {}).items() if k in JUDGE_PARAMS}
+
+
 def effective_params(game: Game) -> ba.Params:
     """T, M, D as numbers ("T/U" for D is worked out here, so that it follows T)."""
     p = raw_params(game)

@@ -227,3 +227,13 @@ def test_a_blind_game_reminds_only_the_players_the_protocol_waits_for(harness, t
     assert not any(q in body or q.split("@")[0] in body for q in BLIND_PLAYERS if q != late)
     assert BLIND_GM not in body
     b.close()
+
+
+def test_set_variant_and_set_method_keep_the_reminders(harness):
+    """They reset the method's settings, not the judge's own."""
+    h = harness
+    h.mail(GM, "CREATE ?v gmpw blind-auction\nSET REMINDERS 48h 2h\nSET VARIANT standard\nSET METHOD preference\n"
+               "SET METHOD blind-auction\nSET T 100\nLIST ?v")
+    reply = h.body(h.last_to(GM))
+    assert "Reminders: 48h and 2h before the deadline" in reply
+    assert "T set (T = 100" in reply and "reminders" not in reply.split("T set")[1].split("\n")[0]

@@ -5,7 +5,8 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
-from judge.games import active_players, describe_params, is_auction, notify, observers, param_warnings, set_state
+from judge.games import (active_players, describe_params, is_auction, judge_params, notify, observers, param_warnings,
+                         raw_params, set_state)
 from judge.methods import UnknownMethod, blind_auction as ba, get_method
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
@@ -80,7 +81,7 @@ def set_param(ctx: Context, node: nodes.SetParam) -> str:
     params = dict(game.params)
     params[node.name] = value
     game.params = params
-    shown = ", ".join(f"{k} = {v}" for k, v in params.items())
+    shown = ", ".join(f"{k} = {v}" for k, v in raw_params(game).items())
     try:
         warnings = param_warnings(game)
     except ba.ParamError as err:
@@ -103,7 +104,7 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
     if "third_party" in params and game.params.get("third_party"):
         # The blinding protocol's third party does not depend on the powers.
         params["third_party"] = game.params["third_party"]
-    game.params = params
+    game.params = {**params, **judge_params(game)}
     reset = "back to the defaults: " if game.method in ("blind-auction", "preference") else ""
     return f"variant of ?{game.name} is now {node.name}: {powers.describe()}; {reset}{describe_params(game)}"
 
@@ -117,5 +118,5 @@ def set_method(ctx: Context, node: nodes.SetMethod) -> str:
         raise CommandRejected(str(err)) from err
     if method.NAME != game.method:
         game.method = method.NAME
-        game.params = method.default_params(len(game.powers)).as_dict()
+        game.params = {**method.default_params(len(game.powers)).as_dict(), **judge_params(game)}
     return f"method of ?{game.name} is {method.NAME}: {describe_params(game)}"
