@@ -427,6 +427,12 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         open_weights = weights[np.ix_(open_rows, before)]
         if params.shortcut:
             r.shortcut_check = compare_without_shortcut(open_weights, doubled)
+        elif all(pl in r.shortcut and r.shortcut[pl] == w for pl, w in uncontested.items()):
+            # The optimum gave every uncontested first choice: the literal
+            # step fixes those, and the best of the rest is the optimum's
+            # own rest (else the optimum could be bettered), so both are
+            # the same and need no second solve.
+            r.shortcut_check = compare_equal(doubled)
         else:
             given = [open_rows.index(row_of[pl]) for pl in uncontested]
             r.shortcut_check = compare_with_shortcut(open_weights, given,
@@ -472,6 +478,12 @@ def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dic
     n = len(doubled)
     return {"with": _figures(w_total, w_sq, n), "without": _figures(total2, squares2, n),
             "differs": (w_total, w_sq) != (total2, squares2)}
+
+
+def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
+    """The comparison's keys when the literal step gives the round's own result."""
+    figures = _figures(sum(doubled), sum(v * v for v in doubled), len(doubled))
+    return {"with": figures, "without": dict(figures), "differs": False}
 
 
 def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
