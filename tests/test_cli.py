@@ -142,10 +142,12 @@ def test_games_and_log_for_moderators(tmp_path):
     assert missing.exit_code == 1 and "no game" in missing.output
 
 
-def _config(tmp_path: Path) -> Path:
+def _config(tmp_path: Path, **judge: float) -> Path:
+    """A config file of a judge on SQLite in tmp_path ([judge] options added)."""
     path = tmp_path / "judge.toml"
+    extra = "".join(f"{k} = {v}\n" for k, v in judge.items())
     path.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "sqlite:///{tmp_path / "j.sqlite3"}"\n'
-                    f'data_dir = "{tmp_path / "data"}"\npassword_cost = 4\n')
+                    f'data_dir = "{tmp_path / "data"}"\npassword_cost = 4\n{extra}')
     return path
 
 

@@ -13,6 +13,7 @@ import time
 from pathlib import Path
 
 from tests.harness import make_mail
+from tests.test_cli import _config as cli_config
 from tests.security.test_passwords_in_clear import MAIL as MISTYPED, SECRETS
 
 JUDGE_BIN = str(Path(sys.executable).with_name("judge"))
@@ -54,10 +55,7 @@ def test_a_line_per_mail_deadline_and_result_and_never_a_password(harness, caplo
 
 
 def _config(tmp_path: Path) -> Path:
-    path = tmp_path / "judge.toml"
-    path.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "sqlite:///{tmp_path / "j.sqlite3"}"\n'
-                    f'data_dir = "{tmp_path / "data"}"\npassword_cost = 4\npoll_interval = 0.2\n')
-    return path
+    return cli_config(tmp_path, poll_interval=0.2)
 
 
 def test_judge_deliver_says_what_it_did(tmp_path):

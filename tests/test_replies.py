@@ -29,13 +29,18 @@ def violation_lines(text: str) -> list[tuple[int, str]]:
     return [(int(n), line.strip()) for line, n in re.findall(r"^(\s+- line (\d+): .*)$", text, re.M)]
 
 
-def test_the_reply_and_the_results_name_the_same_lines_one_violation_each(harness):
-    h = harness
+def _open_auction(h) -> None:
+    """A Blind Auction of ann and six others, open for bids for 48 hours."""
     h.mail(GM, "CREATE ?g gmpw blind-auction standard\nSET DEADLINE +48h")
     h.mail(ANN, "SIGNON ?g pw-ann")
     for p in OTHERS:
         h.mail(p, "SIGNON ?g pw")
     h.mail(GM, "SIGNON Mg gmpw\nSTART")
+
+
+def test_the_reply_and_the_results_name_the_same_lines_one_violation_each(harness):
+    h = harness
+    _open_auction(h)
     h.mail(ANN, ANN_MAIL)
     reply = h.body(h.last_to(ANN))
     assert "Rejected: bid list rejected, for 4 reasons." in reply
@@ -72,11 +77,7 @@ def test_the_reply_and_the_results_name_the_same_lines_one_violation_each(harnes
 
 def test_the_auction_open_mail_says_a_refused_list_leaves_the_earlier_one(harness):
     h = harness
-    h.mail(GM, "CREATE ?g gmpw blind-auction standard\nSET DEADLINE +48h")
-    h.mail(ANN, "SIGNON ?g pw-ann")
-    for p in OTHERS:
-        h.mail(p, "SIGNON ?g pw")
-    h.mail(GM, "SIGNON Mg gmpw\nSTART")
+    _open_auction(h)
     opened = " ".join(h.body(h.last_to(ANN)).split())
     assert "your earlier valid list then still stands" in opened
     assert "stands as No Preference" not in opened
