@@ -9,7 +9,8 @@
 - docs/preference.md's example mail runs through a real judge and is done.
 
 docs/commands.md's example mails are checked against the grammar by
-tests/test_grammar.py."""
+tests/test_grammar.py, and run through a judge, their replies checked, by
+tests/test_docs_commands.py."""
 
 from __future__ import annotations
 
