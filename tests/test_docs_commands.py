@@ -391,13 +391,7 @@ def test_the_matching_of_excerpts():
 # The page shows what the judge should answer; where it does not yet, the
 # story fails as expected, and must pass (strict) once the bug is fixed. Keyed
 # by the first line of the example mail.
-KNOWN_BUGS = {
-    "SIGNON ?autumn": "judge/syntax/parser.py names the regex terminals MANUAL_START, NO_MANUAL_START and "
-                      "AUTO_START by their patterns ('AUTO\\s*START') in a syntax error's expected words",
-    "SIGNON ?autumn K7QX2MRW9T": "judge/commands/eml_signon.py keeps the master's name 'olga' when the "
-                                 "replacement signs on from 'Olga <olga@example.net>': a name that differs from "
-                                 "the address's local part only in case is taken for no name",
-}
+KNOWN_BUGS: dict[str, str] = {}
 
 
 def _params() -> list:

@@ -84,9 +84,10 @@ def _name(ctx: Context, game: Game, name: str, me: Player | None = None) -> str:
 def _replacement(ctx: Context, game: Game, player: Player) -> str:
     """The replacement signed on with the token that REPLACE mailed them."""
     given = clean_name(ctx.mail.sender_name)
-    if given.casefold() not in ("", player.address.split("@")[0].casefold()):
-        # A From with a name of its own (not just the address, as the mail
-        # reader reports a From without one) replaces the master's choice.
+    if given not in ("", player.address.split("@")[0]):
+        # A From with a name of its own (not just the address's local part,
+        # as some mail programs put it) replaces the master's choice; "Olga"
+        # for olga@ is a name of its own.
         player.name = _name(ctx, game, given, me=player)
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="replacement signed on")

@@ -44,11 +44,18 @@ def _parser() -> Lark:
     return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToNodes())
 
 
+# Keywords of several words, which the grammar matches with one pattern each
+# (a blank or none between the words): named as the words, among the keywords.
+_PHRASES = {"MANUAL_START": "MANUAL START", "NO_MANUAL_START": "NO MANUAL START", "AUTO_START": "AUTO START"}
+
+
 def _describe(expected: set[str]) -> str:
     names = []
     keywords = []
     for term in sorted(expected):
-        if term in _EXPECTED:
+        if term in _PHRASES:
+            keywords.append(_PHRASES[term])
+        elif term in _EXPECTED:
             names.append(_EXPECTED[term])
         else:
             try:
