@@ -73,14 +73,20 @@ def test_a_player_record_with_a_wrong_message_or_power_is_caught():
 
 
 def test_without_the_final_key_the_last_draw_differs():
-    """The seed alone (which players get) does not give step 7's draw."""
-    key = secrets.token_bytes(32)
-    gm, _, final, _ = a_round(key)
-    gm2 = bl.blinds_collected(bl.third_party_list(bl.start(PLAYERS, POWERS, start_stream(SEED, 1))[0],
-                                                  list(gm.blinded_list)))
-    guesses = {tuple(sorted(bl.unblind(gm2, final_stream(SEED, k, 1))[1].items()))
-               for k in (None, b"", b"\0" * 32)}
-    assert tuple(sorted(final.items())) not in guesses
+    """The seed alone (which players get) does not give step 7's draw. With
+    4 players a guess hits the drawn order by chance 1 time in 24, so one
+    round proves nothing (it failed CI 1 time in 8): over 40 rounds, guesses
+    from the seed alone must miss most of the time, where they would hit
+    every time if the seed gave the draw (a false alarm: p < 1e-6)."""
+    hits = 0
+    for _ in range(40):
+        gm, _, final, _ = a_round(secrets.token_bytes(32))
+        gm2 = bl.blinds_collected(bl.third_party_list(bl.start(PLAYERS, POWERS, start_stream(SEED, 1))[0],
+                                                      list(gm.blinded_list)))
+        guesses = {tuple(sorted(bl.unblind(gm2, final_stream(SEED, k, 1))[1].items()))
+                   for k in (None, b"", b"\0" * 32)}
+        hits += tuple(sorted(final.items())) in guesses
+    assert hits <= 20
 
 
 def test_the_master_record_re_runs_a_traced_round():
