@@ -1,6 +1,7 @@
 """Timing of the WHOLE preference method (judge.methods.preference.resolve).
 
 Run:  .venv/bin/python bench/bench_preference.py [--cases 400] [--reps 3] [--sizes 7,10,17,36]
+          [--tight numba|csgraph|numpy]
 
 For each N, several hundred realistic profiles of N players for N powers are
 built as preference lists (group structures): a common popularity order plus
@@ -16,7 +17,9 @@ two are interleaved so slow phases of the machine hit both alike. Ratios are
 median/median and p99/p99. The bar at N = 36: median ratio <= 10 and p99
 ratio <= 25. For contrast, a brute force over all permutations (numpy; the
 permutation table built once per N, not timed) for N = 7, 8, 9.
-Nothing is asserted.
+--tight runs the solver's tight moves and blocks with another implementation
+than its numba kernel (see bench/bench_exact_assignment.py). Nothing is
+asserted.
 """
 
 from __future__ import annotations
@@ -35,6 +38,7 @@ from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from bench_exact_assignment import TIGHT, use_tight  # noqa: E402 (this directory, first on sys.path)
 from judge.methods import exact_assignment
 from judge.methods.preference import (
     Params,
@@ -198,10 +202,14 @@ def main() -> None:
     ap.add_argument("--no-breakdown", dest="breakdown", action="store_false",
                     help="skip the timing of the method's parts at the largest N")
     ap.add_argument("--shortcut", action="store_true", help="time SET PREFERENCE SHORTCUT instead of the default")
+    ap.add_argument("--tight", choices=sorted(TIGHT), default="numba",
+                    help="implementation of the solver's tight moves and blocks (default: numba, as games run)")
     args = ap.parse_args()
     SHORTCUT[0] = args.shortcut
+    if args.tight != "numba":
+        use_tight(args.tight)
     print(f"{args.cases} realistic profiles per N (mode both, shortcut {'on' if args.shortcut else 'off: the default'}),"
-          f" {args.reps} timed runs each;"
+          f" {args.reps} timed runs each, tight moves by {args.tight};"
           " microseconds")
     print("| N | LSA primary median | LSA p99 | whole method median | p99 | max | ratio median | ratio p99 |"
           " profiles with ties | largest tied block | fell back (exact false) | shortcut changed optimum |")

@@ -639,32 +639,118 @@ def test_result_does_not_depend_on_which_optimum_scipy_returns(monkeypatch):
         monkeypatch.setattr(ea, "_lsa", lambda: real_lsa)
 
 
-def test_compiled_kernel_agrees_with_the_python_reference():
-    """judge/methods/tight_kernel.py (numba) and _tight_components_py give the
-    same tight moves and the same components, on many optimal assignments."""
-    from judge.methods.tight_kernel import tight_components
+def _partition(label) -> list[tuple[int, ...]]:
+    """The groups of players a labelling makes (the numbers are arbitrary)."""
+    by: dict[int, list[int]] = {}
+    for i, x in enumerate(np.asarray(label).tolist()):
+        by.setdefault(x, []).append(i)
+    return sorted(tuple(g) for g in by.values())
 
+
+def _tight_implementations():
+    """The three implementations of the solver's tight moves and blocks, each
+    d -> (ok, tight, label): the numba kernel the solver runs, scipy's csgraph
+    (issue 12's candidate, measured slower) and the numpy reference."""
+    from judge.methods import tight_csgraph, tight_kernel
+
+    return {"numba": tight_kernel.tight_components, "csgraph": tight_csgraph.tight_components}
+
+
+def _assert_all_agree(d: np.ndarray, what) -> bool:
+    """All three give the same answer on d: the same tight moves and the same
+    blocks when the moves have no negative cycle; ok False (the reference:
+    its AssertionError) when they have one. Returns ok."""
+    d = np.ascontiguousarray(d, dtype=np.int64)
+    try:
+        tight_py, label_py = ea._tight_components_py(d)
+        ok_py = True
+    except AssertionError:
+        ok_py = False
+    for name, impl in _tight_implementations().items():
+        ok, tight, label = impl(d)
+        assert bool(ok) == ok_py, (name, what)
+        if ok_py:
+            assert (tight == tight_py).all(), (name, what)
+            assert _partition(label) == _partition(label_py), (name, what)
+    return ok_py
+
+
+def _solver_input(c: np.ndarray, sigma: np.ndarray) -> np.ndarray:
+    cs = c[:, sigma]  # as _analyse builds it
+    return cs - cs.diagonal()[:, None]
+
+
+def test_tight_implementations_agree_on_optimal_assignments():
+    """On the solver's own inputs (an optimal assignment from scipy), with
+    and without the bonus rule, from 1 to 36 players."""
     rnd = np.random.default_rng(77)
+    blocks = 0
     for case in range(400):
         n = int(rnd.integers(1, 37))
         levels = int(rnd.integers(1, 6))
         w = rnd.integers(0, levels, size=(n, n)) * int(rnd.integers(1, 20))
         bonus = (rnd.random(size=(n, n)) < 0.2).astype(np.int64) if case % 2 else None
-        c, n2, K, maxw, _ = ea._costs(w, bonus)
+        c, *_ = ea._costs(w, bonus)
         _, sigma = ea._lsa()(c)
-        cs = c[:, sigma]
-        d = cs - cs.diagonal()[:, None]
-        ok, tight, label = tight_components(np.ascontiguousarray(d, dtype=np.int64))
-        tight_py, label_py = ea._tight_components_py(d)
-        assert ok and (tight == tight_py).all()
+        d = _solver_input(c, sigma)
+        assert _assert_all_agree(d, case)
+        blocks += any(len(g) > 1 for g in _partition(ea._tight_components_py(d)[1]))
+    assert blocks > 200  # most cases have tied blocks: the partitions were really compared
+    rnd = random.Random(78)
+    for case in range(60):
+        w = realistic_matrix(rnd, rnd.choice([7, 17, 36, 50]))
+        c, *_ = ea._costs(w)
+        assert _assert_all_agree(_solver_input(c, ea._lsa()(c)[1]), ("realistic", case))
 
-        def groups(lab):
-            by = {}
-            for i, x in enumerate(lab.tolist()):
-                by.setdefault(x, []).append(i)
-            return sorted(tuple(g) for g in by.values() if len(g) > 1)
 
-        assert groups(label) == groups(label_py), case
+def test_tight_implementations_agree_on_adversarial_moves():
+    """Matrices built to be hard rather than realistic: moves from known
+    potentials plus non-negative reduced costs, mostly 0 (large blocks);
+    long chains that need every Bellman-Ford round; all moves free; costs
+    near the float64 bound of the csgraph version; and negative cycles."""
+    rnd = np.random.default_rng(12)
+    for case in range(300):
+        n = int(rnd.integers(1, 41))
+        p = rnd.integers(-10**6, 10**6, size=n)
+        r = rnd.integers(0, 4, size=(n, n)) * (rnd.random((n, n)) < rnd.random())
+        np.fill_diagonal(r, 0)
+        d = p[None, :] - p[:, None] + r  # no negative cycle: a cycle sums its r >= 0
+        assert _assert_all_agree(d, ("potentials", case))
+    for n in (2, 7, 36, 50):
+        # a chain i -> i + 1 of cost -1, everything else dear: v[k] = -k, found
+        # only after n - 1 rounds; then the same chain closed into a cycle.
+        d = np.full((n, n), 3 * n, dtype=np.int64)
+        np.fill_diagonal(d, 0)
+        d[np.arange(n - 1), np.arange(1, n)] = -1
+        assert _assert_all_agree(d, ("chain", n))
+        d[n - 1, 0] = n - 2  # cycle cost -1
+        assert not _assert_all_agree(d, ("chain cycle", n))
+        d[n - 1, 0] = n - 1  # cycle cost 0: every move of the chain is tight, one block
+        assert _assert_all_agree(d, ("zero cycle", n))
+        assert _partition(ea._tight_components_py(d)[1]) == [tuple(range(n))]
+        free = np.zeros((n, n), dtype=np.int64)
+        assert _assert_all_agree(free, ("all free", n))
+        big = (2**53 - 1) // (n + 1)  # n * max|d| < 2**53: still exact in float64
+        assert _assert_all_agree(np.array([[0] * n] + [[big] * n] * (n - 1)) - np.diag([0] + [big] * (n - 1)),
+                                 ("big", n))
+
+
+def test_tight_implementations_agree_on_non_optimal_assignments():
+    """A random assignment in place of the optimal one: when it costs more
+    than the optimum, its moves have a negative cycle and all three say so."""
+    rnd = np.random.default_rng(5)
+    worse = 0
+    for case in range(200):
+        n = int(rnd.integers(2, 37))
+        w = rnd.integers(0, int(rnd.integers(2, 8)), size=(n, n)) * 2
+        c, *_ = ea._costs(w)
+        sigma = rnd.permutation(n)
+        rows, cols = ea._lsa()(c)
+        optimal = c[:, sigma].diagonal().sum() == c[rows, cols].sum()
+        ok = _assert_all_agree(_solver_input(c, sigma), case)
+        assert ok == optimal, case
+        worse += not ok
+    assert worse > 150
 
 
 # --------------------------------------------------------------------------

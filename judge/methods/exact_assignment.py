@@ -665,7 +665,9 @@ def _analyse(weights: Any, bonus: Any = None) -> _Analysis:
 def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(tight, label): the reduced-cost-0 moves and each player's strongly
     connected component among them. The compiled kernel when numba is there,
-    else the same computation in numpy and Python."""
+    else the same computation in numpy and Python (slower per call, faster
+    than scipy.sparse.csgraph's version, judge/methods/tight_csgraph.py:
+    docs/preference.md, "Why numba")."""
     kernel = _kernel()
     if kernel is None:
         return _tight_components_py(d)
@@ -679,6 +681,8 @@ _KERNEL: list = []
 
 
 def _kernel():
+    # Imported here, on the first solve: numba costs a process ~0.27 s
+    # (import and cache load), which commands that assign nothing must not pay.
     if not _KERNEL:
         try:
             from judge.methods.tight_kernel import tight_components
@@ -689,7 +693,8 @@ def _kernel():
 
 
 def _tight_components_py(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reference version of the kernel (judge/methods/tight_kernel.py)."""
+    """The reference version of the kernel (judge/methods/tight_kernel.py);
+    unlike it, raises AssertionError instead of returning ok False."""
     n = d.shape[0]
     # Bellman-Ford for potentials v with v[k] <= v[i] + d[i, k] (no negative
     # cycle: sigma is optimal). At the fixed point the reduced cost of player i
