@@ -11,6 +11,8 @@ from __future__ import annotations
 import itertools
 import math
 import random
+import subprocess
+import sys
 import time
 from collections import Counter
 from dataclasses import FrozenInstanceError
@@ -828,3 +830,16 @@ def test_bonus_draw_is_uniform_among_the_rest():
     counts = Counter(solve(w, DrawStream(seed(k)), bonus=bonus).assignment for k in range(600))
     assert set(counts) == co
     assert chisquare([counts[a] for a in sorted(co)]).pvalue > 0.001
+
+
+@pytest.mark.parametrize("n,loads", [(7, False), (14, True)])
+def test_the_compiled_kernel_is_loaded_for_large_blocks_only(n, loads):
+    """numba costs a process ~0.27 s: a 7-player game (all tied: one block of
+    7) never loads it, a block of 14 players does (COMPILED_FROM)."""
+    code = ("import sys, numpy as np\n"
+            "from judge.methods.exact_assignment import solve\n"
+            f"sol = solve(np.zeros(({n}, {n}), dtype=np.int64))\n"
+            f"assert sol.tied > 1 and len(sol.blocks) == 1 and len(sol.blocks[0].rows) == {n}\n"
+            "print('numba' in sys.modules)\n")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == str(loads)

@@ -668,7 +668,7 @@ def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     else the same computation in numpy and Python (slower per call, faster
     than scipy.sparse.csgraph's version, judge/methods/tight_csgraph.py:
     docs/preference.md, "Why numba")."""
-    kernel = _kernel()
+    kernel = _kernel(d.shape[0])
     if kernel is None:
         return _tight_components_py(d)
     ok, tight, label = kernel(np.ascontiguousarray(d, dtype=np.int64))
@@ -678,11 +678,19 @@ def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 _KERNEL: list = []
+# Players in a block from which the compiled kernel is worth loading. numba
+# costs a process ~0.27 s (import and cache load) and saves 35-100 us a
+# call: a 7-player game (blocks of at most 7) never loads it, so `judge
+# resolve` and a mail that starts a game stay quick; a big variant's first
+# large block loads it, and every later block of the process uses it. Both
+# versions give the same result (tests/test_exact_assignment.py): only the
+# time differs.
+COMPILED_FROM = 12
 
 
-def _kernel():
-    # Imported here, on the first solve: numba costs a process ~0.27 s
-    # (import and cache load), which commands that assign nothing must not pay.
+def _kernel(n: int):
+    if not _KERNEL and n < COMPILED_FROM:
+        return None
     if not _KERNEL:
         try:
             from judge.methods.tight_kernel import tight_components
