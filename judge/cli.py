@@ -10,17 +10,13 @@ from pathlib import Path
 
 import click
 
-from judge import rng
-from judge.cli_blind import blind
-from judge.cli_moderate import unlock, unstick
-from judge.cli_thirdparty import thirdparty
-from judge.config import ConfigError, check_methods, load_config
-
 EXIT_CONFIG = 2  # the systemd unit does not restart on this status
 EXIT_TEMPFAIL = 75  # sysexits EX_TEMPFAIL: the MTA keeps the mail and retries
 
 
 def _config(ctx: click.Context):
+    from judge.config import ConfigError, load_config
+
     try:
         return load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
     except ConfigError as err:
@@ -28,7 +24,43 @@ def _config(ctx: click.Context):
         sys.exit(EXIT_CONFIG)
 
 
-@click.group()
+class LazyGroup(click.Group):
+    """A group whose listed subcommands live in modules imported only when
+    one of them runs (or --help describes them): every `judge deliver` from
+    an MTA and every `judge resolve` would otherwise pay for the imports of
+    all of them (click's "lazy loading of subcommands" pattern)."""
+
+    def __init__(self, *args, lazy_commands: dict[str, str] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.lazy_commands = lazy_commands or {}  # name -> "module:attribute"
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name in self.lazy_commands:
+            return self._load(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def _load(self, cmd_name: str) -> click.Command:
+        import importlib
+
+        module_name, attribute = self.lazy_commands[cmd_name].split(":")
+        command = getattr(importlib.import_module(module_name), attribute)
+        if not isinstance(command, click.Command):
+            raise TypeError(f"{self.lazy_commands[cmd_name]} is not a click command")
+        return command
+
+
+@click.group(cls=LazyGroup, lazy_commands={
+    # The players' side of the blinding protocol (docs/blinding.md).
+    "blind": "judge.cli_blind:blind",
+    # Moderators: resume a stuck game, lift a password lock (docs/security.md).
+    "unstick": "judge.cli_moderate:unstick",
+    "unlock": "judge.cli_moderate:unlock",
+    # Operators of a judge that is another judge's third party (docs/blinding.md).
+    "thirdparty": "judge.cli_thirdparty:thirdparty",
+})
 @click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
               help="TOML configuration file (deploy/judge.example.toml documents every option).")
 @click.option("--data-dir", type=click.Path(path_type=Path), envvar="JUDGE_DATA_DIR",
@@ -49,6 +81,8 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 @click.pass_context
 def serve(ctx: click.Context, once: bool) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
+    from judge.config import ConfigError, check_methods
+
     config = _config(ctx)
     try:
         check_methods(config)
@@ -141,8 +175,8 @@ def _delivered(judge, raw: bytes, stored: int | None, oversize: int | None, no_p
 @click.option("--format", "fmt", type=click.Choice(["json", "text", "bbcode"]), default="json", show_default=True)
 def resolve(file, seed: str | None, fmt: str) -> None:
     """Resolve an auction from a JSON FILE (offline: for forum games and checks)."""
+    from judge import rng
     from judge.resolution import ResolveInputError, run_resolution
-    from judge.templating import render
 
     try:
         data = json.load(file)
@@ -153,13 +187,16 @@ def resolve(file, seed: str | None, fmt: str) -> None:
         result = run_resolution(data, seed_bytes)
     except (ResolveInputError, ValueError) as err:
         raise click.ClickException(str(err)) from err
-    from judge.games import RESULT_TEMPLATES
-
-    folder = RESULT_TEMPLATES[result["method"]]
     if fmt == "json":
         # With its input, the output is a record `judge verify` can re-run.
         click.echo(json.dumps({**result, "input": data}, indent=2))
-    elif fmt == "text":
+        return
+    # jinja2 and the templates only for the texts that need them.
+    from judge.result_templates import RESULT_TEMPLATES
+    from judge.templating import render
+
+    folder = RESULT_TEMPLATES[result["method"]]
+    if fmt == "text":
         click.echo(render(f"{folder}/offline.txt.j2", result=result).rstrip())
     else:
         click.echo(render(f"{folder}/forum.bbcode.j2", result=result, game=None, names=None).rstrip())
@@ -271,15 +308,6 @@ def _event_line(e: dict) -> str:
                 for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id") and v is not None]
         what = f"{kind}: " + "; ".join(rest)
     return f"{at}  {what}"
-
-
-# The players' side of the blinding protocol (docs/blinding.md).
-main.add_command(blind)
-# Moderators: resume a stuck game, lift a password lock (docs/security.md).
-main.add_command(unstick)
-main.add_command(unlock)
-# Operators of a judge that is another judge's third party (docs/blinding.md).
-main.add_command(thirdparty)
 
 
 @main.group(invoke_without_command=True)

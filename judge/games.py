@@ -21,14 +21,10 @@ from judge.methods import get_method
 from judge.methods import preference as pref
 from judge.resolution import run_resolution
 from judge.outbox import queue_mail
+from judge.result_templates import RESULT_TEMPLATES
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
-
-
-# Where each method's result mails live: templates/results/<method>/{player,master}.txt.j2, forum.bbcode.j2
-RESULT_TEMPLATES = {ba.NAME: "results/blind-auction", pref.NAME: "results/preference",
-                    "random": "results/random"}
 
 
 # Built once: every SIGNON and LIST ?game looks a game up by name.

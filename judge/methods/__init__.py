@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
+import importlib
+from collections.abc import Iterator, Mapping
 from types import ModuleType
 
-from judge.methods import blind_auction, blind_random, preference, random_assign
 
-METHODS: dict[str, ModuleType] = {blind_auction.NAME: blind_auction, preference.NAME: preference,
-                                  random_assign.NAME: random_assign, blind_random.NAME: blind_random}
-ALIASES = {"blind": blind_auction.NAME, "auction": blind_auction.NAME, "ba": blind_auction.NAME,
-           "pref": preference.NAME, "preferences": preference.NAME, "njudge": preference.NAME}
+class _Modules(Mapping[str, ModuleType]):
+    """Method name -> its module, imported when first looked up: the Blind
+    Auction's path (and a mail that needs no method) must not pay for the
+    preference method's numpy and solver."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self._paths = paths
+
+    def __getitem__(self, name: str) -> ModuleType:
+        return importlib.import_module(self._paths[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+# The names are each module's NAME (tests/test_startup.py checks they agree).
+METHODS: Mapping[str, ModuleType] = _Modules({
+    "blind-auction": "judge.methods.blind_auction", "preference": "judge.methods.preference",
+    "random": "judge.methods.random_assign", "blind-random": "judge.methods.blind_random"})
+ALIASES = {"blind": "blind-auction", "auction": "blind-auction", "ba": "blind-auction",
+           "pref": "preference", "preferences": "preference", "njudge": "preference"}
 
 
 class UnknownMethod(ValueError):

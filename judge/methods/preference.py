@@ -25,14 +25,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
-import numpy as np
-
-from judge.methods import exact_assignment
 from judge.rng import DrawStream
 from judge.syntax.preference import ListSyntaxError, Word, parse_list
 from judge.variants import PowerList
+
+if TYPE_CHECKING:
+    import numpy as np
+
+# numpy and the solver (judge.methods.exact_assignment) are imported by the
+# functions that resolve: reading and checking a list (every SET PREFERENCE
+# mail) needs neither, and their import is most of such a mail's start-up.
 
 NAME = "preference"
 MODES = ("list", "both", "random")  # nJudge's PRFLIST, PRFBOTH, PRFRAND
@@ -325,6 +329,8 @@ def _stddev(values: Sequence[float]) -> float:
 
 def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], stream: DrawStream) -> Outcome:
     """Assign the powers. `lists` holds every player's list (empty: don't care)."""
+    import numpy as np
+
     players = player_order(list(lists))
     if not players:
         raise ParamError("no players")
@@ -360,6 +366,10 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
 def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int],
                lists: Mapping[str, Preference], weights: np.ndarray, rows: list[list[int]], params: Params,
                stream: DrawStream, got: dict[int, list[int]]) -> None:
+    import numpy as np
+
+    from judge.methods import exact_assignment
+
     row_of = {pl: i for i, pl in enumerate(players)}
     col_of = {w: k for k, w in enumerate(names)}
     doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
@@ -473,6 +483,8 @@ def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dic
     """Under SET PREFERENCE SHORTCUT: the round's (total, std-dev) with the
     literal step, and the optimum of the same players and powers without it.
     Both over the players who got a power this round (the same number either way)."""
+    from judge.methods import exact_assignment
+
     total2, squares2 = exact_assignment.optimum(weights)
     w_total, w_sq = sum(doubled), sum(v * v for v in doubled)
     n = len(doubled)
@@ -491,6 +503,10 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
     """By default: what the seed's literal step would give (its uncontested
     first choices `rows` x `cols` first, the optimum of the rest), against the
     round's exact optimum. The same keys as compare_without_shortcut."""
+    import numpy as np
+
+    from judge.methods import exact_assignment
+
     fixed = [int(weights[i, j]) for i, j in zip(rows, cols)]
     rest_rows = [i for i in range(weights.shape[0]) if i not in set(rows)]
     rest_cols = [j for j in range(weights.shape[1]) if j not in set(cols)]

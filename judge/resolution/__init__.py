@@ -8,6 +8,7 @@ method's submissions (texts as players mail them) and writes its record.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 from judge.methods import get_method
@@ -15,13 +16,15 @@ from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError
 from judge.variants import STANDARD_POWERS, make_power_list
 
-__all__ = ["ResolveInputError", "run_resolution"]
+__all__ = ["RESOLVERS", "ResolveInputError", "run_resolution"]
+
+# Each method with an offline resolution: the module that reads its file.
+RESOLVERS = {"blind-auction": "judge.resolution.blind_auction", "preference": "judge.resolution.preference",
+             "random": "judge.resolution.random_assign"}
 
 
 def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
     """Resolve a resolver file's content with `seed`; a JSON-ready record."""
-    from judge.resolution import blind_auction, preference, random_assign
-
     if not isinstance(data, dict):
         raise ResolveInputError("the file must hold a JSON object")
     try:
@@ -38,9 +41,9 @@ def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
     for player, text in subs.items():
         if not isinstance(text, str):
             raise ResolveInputError(f"submission of {player!r} must be text")
-    resolvers = {"blind-auction": blind_auction, "preference": preference, "random": random_assign}
-    if module.NAME not in resolvers:
+    if module.NAME not in RESOLVERS:
         raise ResolveInputError(f"{module.NAME} runs by mail only (docs/blinding.md); it has no offline resolution")
-    resolver = resolvers[module.NAME]
+    # Only the method's own reader: a Blind Auction needs no numpy.
+    resolver = importlib.import_module(RESOLVERS[module.NAME])
     record = resolver.resolve(powers, data.get("params"), subs, DrawStream(seed))
     return {"method": module.NAME, "seed": seed.hex(), "powers": powers.as_json(), **record}
