@@ -117,3 +117,21 @@ def test_resolver_modules_import(method):
     import importlib
 
     assert callable(importlib.import_module(RESOLVERS[method]).resolve)
+
+
+def test_the_store_finds_the_head_migration_as_alembic_does(tmp_path):
+    from alembic import command
+    from alembic.script import ScriptDirectory
+
+    from judge.store.db import alembic_config, current_revisions, head_revisions, make_engine, upgrade
+
+    engine = make_engine(f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    assert head_revisions() == set(ScriptDirectory.from_config(alembic_config(engine)).get_heads())
+    assert current_revisions(engine) == set()
+    upgrade(engine)
+    assert current_revisions(engine) == head_revisions()
+    # A store one migration behind is still brought up to date.
+    command.downgrade(alembic_config(engine), "-1")
+    assert current_revisions(engine) != head_revisions()
+    upgrade(engine)
+    assert current_revisions(engine) == head_revisions()
