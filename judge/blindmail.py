@@ -135,6 +135,15 @@ def game_status(session: Session, game: Game) -> tuple[str, list[str]]:
     return status(gm_run(session, game), {p.address: p.name for p in game.players})
 
 
+def awaited(run: BlindRun) -> tuple[str | None, list[str]]:
+    """(step, players) of a round that waits on its players: step "blinded"
+    or "blind" (None at any other step), and the addresses the third party
+    said it waits for (WAITING) at that step, as it told them."""
+    step = {blinding.AWAITING_LIST: "blinded", blinding.AWAITING_BLINDS: "blind"}.get(gm_state(run).phase)
+    told = run.state.get("tp_waiting") or {}
+    return step, (list(told.get("players", [])) if step is not None and told.get("step") == step else [])
+
+
 def status(run: BlindRun | None, names: dict[str, str] | None = None) -> tuple[str, list[str]]:
     """(step, whom it waits for) of the GM side's current round, in words,
     for LIST and the master's notices: names, never a secret. `names` maps
@@ -144,17 +153,17 @@ def status(run: BlindRun | None, names: dict[str, str] | None = None) -> tuple[s
         return "not started", []
     state = gm_state(run)
     tp = state.third_party
-    told = run.state.get("tp_waiting") or {}
-    shown = [names.get(p, p) for p in told.get("players", [])]
+    told = run.state.get("tp_waiting")
+    shown = [names.get(p, p) for p in awaited(run)[1]]
     rnd = f"round {state.round}, " if state.round > 1 else ""
     if state.phase == blinding.AWAITING_LIST:
         step = f"{rnd}steps 3-4: the players send their blinded messages to the third party"
-        if told.get("step") == "blinded" and shown:
+        if shown:
             return step, shown
         return step, [f"the third party {tp}" + ("" if told else " (it has not said whom it waits for)")]
     if state.phase == blinding.AWAITING_BLINDS:
         step = f"{rnd}step 5: the players send their blinding factors to the third party"
-        if told.get("step") == "blind" and shown:
+        if shown:
             return step, shown
         return step, [f"the third party {tp}"]
     if state.phase in (blinding.READY, blinding.AWAITING_RECEIPTS):

@@ -66,6 +66,14 @@ def observers(game: Game) -> list[Player]:
     return [p for p in game.players if p.status == "observer"]
 
 
+def player_at(game: Game, address: str, *statuses: str) -> Player | None:
+    """The game's row (player, observer, request...) of `address`, case
+    ignored; only of those `statuses` if any are given."""
+    key = address.strip().strip("<>").casefold()
+    return next((p for p in game.players
+                 if p.address.casefold() == key and (not statuses or p.status in statuses)), None)
+
+
 def find_player(game: Game, who: str) -> Player | None:
     """A player named by address or by name (case ignored), active first."""
     key = who.strip().strip("<>").casefold()

@@ -31,6 +31,7 @@ from judge.config import Config
 from judge.mail.outbound import compose, make_message_id
 from judge.store.models import Game, OutboxMessage
 from judge.transports.base import OutgoingMail, Transport, TransportError
+from judge.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -161,8 +162,7 @@ def _send_one(sessions: sessionmaker[Session], transport: Transport, clock: Cloc
     if result_of is not None:
         # The operator sees results go out (never their text: in a blind
         # game a player's mail names their power).
-        n = len(mail.recipients)
-        log.info("results of ?%s sent: outbox #%s to %d recipient%s", result_of, row_id, n, "" if n == 1 else "s")
+        log.info("results of ?%s sent: outbox #%s to %s", result_of, row_id, plural(len(mail.recipients), "recipient"))
 
 
 def _failed(sessions, row_id: int, attempts: int, err: TransportError, now: datetime, config: Config,

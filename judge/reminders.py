@@ -124,13 +124,3 @@ REMINDED = {"bidding": ("blind-auction", "blind-random"), "forming": ("preferenc
 
 def waits_on_players(method: str, state: str) -> bool:
     return method in REMINDED.get(state, ())
-
-
-def blind_waiting(phase_step: str | None, told: Mapping[str, Any] | None) -> list[str]:
-    """The players (addresses) a blind-random round waits for, as its third
-    party said (WAITING): only while the round is at that step (`phase_step`
-    "blinded" or "blind", else None). Nobody else is named to them."""
-    told = told or {}
-    if phase_step is None or told.get("step") != phase_step:
-        return []
-    return list(told.get("players", []))

@@ -23,6 +23,7 @@ from judge.config import Config
 from judge.failures import quarantine_game
 from judge.games import missing_players, notify, power_list, resolve_game, set_state, standings
 from judge.store.models import Event, Game, Player
+from judge.wording import plural
 
 log = logging.getLogger(__name__)
 
@@ -131,7 +132,7 @@ def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, h
                powers=power_list(game), **context)
     if not late:
         return None
-    return f"{game.name}: {len(late)} player{'s' if len(late) != 1 else ''} reminded, {left} before the deadline"
+    return f"{game.name}: {plural(len(late), 'player')} reminded, {left} before the deadline"
 
 
 def _not_in_yet(s: Session, game: Game) -> list[tuple[Player, dict]]:
@@ -139,14 +140,12 @@ def _not_in_yet(s: Session, game: Game) -> list[tuple[Player, dict]]:
     says about them (never anything about another player)."""
     if game.method == "blind-random":
         from judge import blindmail
-        from judge.methods import blinding
 
         run = blindmail.gm_run(s, game)
         if run is None:
             return []
-        step = {blinding.AWAITING_LIST: "blinded", blinding.AWAITING_BLINDS: "blind"}.get(
-            blindmail.gm_state(run).phase)
-        waiting = set(reminders.blind_waiting(step, run.state.get("tp_waiting")))
+        step, players = blindmail.awaited(run)
+        waiting = set(players)
         third_party = run.third_party
         return [(p, {"step": step, "third_party": third_party})
                 for p in game.players if p.status == "active" and p.address in waiting]

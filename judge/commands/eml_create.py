@@ -18,7 +18,7 @@ from judge.games import describe_params, find_game
 from judge.methods import METHODS, UnknownMethod, get_method
 from judge.store.models import Game
 from judge.syntax import nodes
-from judge.variants import PowerListError, known_variants, variant_powers
+from judge.variants import PowerListError, is_variant, known_variants, variant_powers
 
 _NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,29}$")
 
@@ -62,14 +62,6 @@ def _is_method(word: str) -> bool:
     return True
 
 
-def _is_variant(ctx: Context, word: str) -> bool:
-    try:
-        variant_powers(word, ctx.config.variants)
-    except PowerListError:
-        return False
-    return True
-
-
 def _method_and_variant(ctx: Context, node: nodes.Create) -> tuple[str, str]:
     """(method, variant) of CREATE's words after the password."""
     first, second = node.method, node.variant
@@ -78,12 +70,12 @@ def _method_and_variant(ctx: Context, node: nodes.Create) -> tuple[str, str]:
     if second is None:
         if _is_method(first):
             return first, "standard"
-        if _is_variant(ctx, first):
+        if is_variant(first, ctx.config.variants):
             return ctx.config.default_method, first
         raise CommandRejected(
             f"{first!r} is neither a method ({', '.join(sorted(METHODS))}) nor a variant "
             f"({', '.join(known_variants(ctx.config.variants))}): write CREATE ?{node.game} password "
             f"[method] [variant], like CREATE ?{node.game} password preference standard")
-    if not _is_method(first) and _is_method(second) and not _is_variant(ctx, second):
+    if not _is_method(first) and _is_method(second) and not is_variant(second, ctx.config.variants):
         first, second = second, first  # nJudge's order, the variant first
     return first, second

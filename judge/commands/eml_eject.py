@@ -17,7 +17,7 @@ from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands import eml_takeover as takeover
 from judge.commands.eml_blinding import roster_changed
-from judge.games import active_players, find_player, notify, power_list, standings
+from judge.games import active_players, find_player, notify, player_at, power_list, standings
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -34,12 +34,6 @@ TOKEN_LENGTH = 10
 
 def new_token() -> str:
     return passwords.one_time_token(TOKEN_ALPHABET, TOKEN_LENGTH)
-
-
-def _observer_or_request(game: Game, who: str) -> Player | None:
-    key = who.strip().strip("<>").casefold()
-    return next((p for p in game.players if p.status in ("observer", "takeover") and p.address.casefold() == key),
-                None)
 
 
 def _power_name(game: Game, who: str) -> str | None:
@@ -59,7 +53,7 @@ def named_player(ctx: Context, game: Game, who: str) -> Player:
 @handles(nodes.Eject)
 def eject(ctx: Context, node: nodes.Eject) -> str:
     game = ctx.require_master()
-    other = _observer_or_request(game, node.player)
+    other = player_at(game, node.player, "observer", "takeover")
     if other is not None:
         # An observer, or a take-over request the master refuses: at any time.
         was = "observer" if other.status == "observer" else f"request to take over {other.power}"

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context
+from judge.games import player_at
 from judge.names import clean_name
 from judge.store.models import Game, Player
 
@@ -20,7 +21,7 @@ def observe(ctx: Context, game: Game, password: str) -> str:
     from judge.commands.eml_signon import _password  # the lockout's one entry for a SIGNON
 
     ctx.named_game = game
-    me = next((p for p in game.players if p.address.casefold() == ctx.sender.casefold()), None)
+    me = player_at(game, ctx.sender)
     if me is not None and me.status == "observer":
         _password(ctx, game, me, password)
         ctx.inbound.authenticated = True

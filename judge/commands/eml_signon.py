@@ -44,22 +44,21 @@ def signon(ctx: Context, node: nodes.Signon) -> str:
         ctx.game, ctx.role = game, "master"
         return f"signed on as master of ?{game.name} ({game.state})"
     player = find_player(game, ctx.sender)
-    if player is not None and player.address.casefold() == ctx.sender.casefold() and player.status == "active":
+    if player is None or player.address.casefold() != ctx.sender.casefold():
+        return _join(ctx, game, node.password)
+    if player.status == "active":
         _password(ctx, game, player, node.password)
         if player.password_is_token:
             return _replacement(ctx, game, player)
         ctx.game, ctx.role, ctx.player = game, "player", player
         return f"signed on to ?{game.name} as {player.name}" + _standing(ctx, game, player)
-    if player is not None and player.address.casefold() == ctx.sender.casefold() and player.status == "observer":
+    if player.status == "observer":
         return _observer_joins(ctx, game, player, node.password)
-    if player is not None and player.address.casefold() == ctx.sender.casefold() and player.status == "takeover":
-        ctx.stop = True
+    ctx.stop = True
+    if player.status == "takeover":
         raise CommandRejected(f"your request to take over {player.power} in ?{game.name} waits for its master's "
                               f"answer; you are told when it is approved")
-    if player is not None and player.address.casefold() == ctx.sender.casefold():
-        ctx.stop = True
-        raise CommandRejected(f"you are no longer in ?{game.name} ({player.status})")
-    return _join(ctx, game, node.password)
+    raise CommandRejected(f"you are no longer in ?{game.name} ({player.status})")
 
 
 def _password(ctx: Context, game: Game, player: Player | None, password: str) -> None:
@@ -117,20 +116,26 @@ def _join(ctx: Context, game: Game, password: str) -> str:
                  player=player.address, new="joined", players=count)
     ctx.game, ctx.role, ctx.player = game, "player", player
     last = ""
-    if count == U and starts_by_itself(game):
-        # The master's one notice says the player joined and how the start
-        # went; it runs after the mail's other lines, so that a SET
-        # PREFERENCE below this SIGNON counts.
-        ctx.after.append(lambda: start_when_full(ctx, game, joined=player))
+    if _seat_taken(ctx, game, player, count, U):
         last = (". You are the last player: the powers are assigned once this mail's lines have run (a SET "
                 "PREFERENCE in this mail counts; without a list you do not mind which power you get), and the "
                 "results are mailed to everyone")
-    else:
-        notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
-               player=player, count=count, seats=U, replacement=False)
     return (f"joined ?{game.name} as {player.name} (player {count} of {U}). The seed of the game's draws is "
             f"committed: SHA-256 {game.commitment}. Keep it: the results reveal the secret seed, so you can "
             f"check it (judge verify). Add ENTROPY with any text to mix in your own randomness{last}")
+
+
+def _seat_taken(ctx: Context, game: Game, player: Player, count: int, seats_: int) -> bool:
+    """After `player` took seat `count` of `seats_`: whether the game starts
+    by itself now. Either way the master gets one notice, that the player
+    joined (and how the start went): the start runs after the mail's other
+    lines, so that a SET PREFERENCE below this SIGNON counts."""
+    if count == seats_ and starts_by_itself(game):
+        ctx.after.append(lambda: start_when_full(ctx, game, joined=player))
+        return True
+    notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
+           player=player, count=count, seats=seats_, replacement=False)
+    return False
 
 
 def _observer_joins(ctx: Context, game: Game, observer: Player, password: str) -> str:
@@ -152,11 +157,7 @@ def _observer_joins(ctx: Context, game: Game, observer: Player, password: str) -
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=observer.address, old="observer", new="joined", players=count)
     ctx.game, ctx.role, ctx.player = game, "player", observer
-    if count == U and starts_by_itself(game):
-        ctx.after.append(lambda: start_when_full(ctx, game, joined=observer))
-    else:
-        notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
-               player=observer, count=count, seats=U, replacement=False)
+    _seat_taken(ctx, game, observer, count, U)
     return f"you observed ?{game.name}; now you play in it, as {observer.name} (player {count} of {U})"
 
 

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context
-from judge.games import active_players, notify, power_list
+from judge.games import active_players, notify, player_at, power_list
 from judge.names import clean_name
 from judge.store.models import Game, Player
 
@@ -25,8 +25,7 @@ def holder_of(game: Game, power: str) -> Player | None:
 
 def pending(game: Game, address: str) -> Player | None:
     """The waiting take-over request of `address` in `game`."""
-    return next((p for p in game.players
-                 if p.status == "takeover" and p.address.casefold() == address.casefold()), None)
+    return player_at(game, address, "takeover")
 
 
 def ask_takeover(ctx: Context, game: Game, letter: str, password: str) -> str:
@@ -52,7 +51,7 @@ def ask_takeover(ctx: Context, game: Game, letter: str, password: str) -> str:
     holder = holder_of(game, power.name)
     if holder is None:
         raise CommandRejected(f"nobody plays {power.name} in ?{game.name}: there is no seat to take over")
-    me = next((p for p in game.players if p.address.casefold() == ctx.sender.casefold()), None)
+    me = player_at(game, ctx.sender)
     if me is not None and me.status == "active":
         raise CommandRejected(f"you play in ?{game.name} already")
     if me is not None and me.status not in ("takeover", "observer"):

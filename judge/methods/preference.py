@@ -473,6 +473,17 @@ def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
     return {pl: group[0] for pl, group in first.items() if len(group) == 1 and claims[group[0]] == 1}
 
 
+def _sums(doubled: Sequence[int]) -> tuple[int, int]:
+    """(sum, sum of squares) of doubled values."""
+    return sum(doubled), sum(v * v for v in doubled)
+
+
+def _comparison(with_: tuple[int, int], without: tuple[int, int], n: int) -> dict[str, Any]:
+    """The shortcut_check of a round: (total, std-dev) with the seed's
+    literal step and without it, from doubled (sum, sum of squares)."""
+    return {"with": _figures(*with_, n), "without": _figures(*without, n), "differs": with_ != without}
+
+
 def _figures(total2: int, squares2: int, n: int) -> dict[str, float]:
     """Total and standard deviation of n players from doubled sums."""
     mean = total2 / 2 / n
@@ -485,17 +496,12 @@ def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dic
     Both over the players who got a power this round (the same number either way)."""
     from judge.methods import exact_assignment
 
-    total2, squares2 = exact_assignment.optimum(weights)
-    w_total, w_sq = sum(doubled), sum(v * v for v in doubled)
-    n = len(doubled)
-    return {"with": _figures(w_total, w_sq, n), "without": _figures(total2, squares2, n),
-            "differs": (w_total, w_sq) != (total2, squares2)}
+    return _comparison(_sums(doubled), exact_assignment.optimum(weights), len(doubled))
 
 
 def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
     """The comparison's keys when the literal step gives the round's own result."""
-    figures = _figures(sum(doubled), sum(v * v for v in doubled), len(doubled))
-    return {"with": figures, "without": dict(figures), "differs": False}
+    return _comparison(_sums(doubled), _sums(doubled), len(doubled))
 
 
 def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
@@ -511,8 +517,5 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
     rest_rows = [i for i in range(weights.shape[0]) if i not in set(rows)]
     rest_cols = [j for j in range(weights.shape[1]) if j not in set(cols)]
     t2, s2 = exact_assignment.optimum(weights[np.ix_(rest_rows, rest_cols)]) if rest_rows and rest_cols else (0, 0)
-    w_total, w_sq = sum(fixed) + t2, sum(v * v for v in fixed) + s2
-    total2, squares2 = sum(doubled), sum(v * v for v in doubled)
-    n = len(doubled)
-    return {"with": _figures(w_total, w_sq, n), "without": _figures(total2, squares2, n),
-            "differs": (w_total, w_sq) != (total2, squares2)}
+    total, squares = _sums(fixed)
+    return _comparison((total + t2, squares + s2), _sums(doubled), len(doubled))
