@@ -14,11 +14,16 @@ EXIT_CONFIG = 2  # the systemd unit does not restart on this status
 EXIT_TEMPFAIL = 75  # sysexits EX_TEMPFAIL: the MTA keeps the mail and retries
 
 
-def _config(ctx: click.Context):
-    from judge.config import ConfigError, load_config
+def _config(ctx: click.Context, *, methods: bool = False):
+    """The configuration, checked; `methods`: also the options that name a
+    method (which imports the methods: only for the daemon)."""
+    from judge.config import ConfigError, check_methods, load_config
 
     try:
-        return load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
+        config = load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
+        if methods:
+            check_methods(config)
+        return config
     except ConfigError as err:
         click.echo(f"judge: configuration error: {err}", err=True)
         sys.exit(EXIT_CONFIG)
@@ -81,14 +86,7 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 @click.pass_context
 def serve(ctx: click.Context, once: bool) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
-    from judge.config import ConfigError, check_methods
-
-    config = _config(ctx)
-    try:
-        check_methods(config)
-    except ConfigError as err:
-        click.echo(f"judge: configuration error: {err}", err=True)
-        sys.exit(EXIT_CONFIG)
+    config = _config(ctx, methods=True)
     from sqlalchemy import make_url
 
     from judge.app import build_judge, start_failure

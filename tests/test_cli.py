@@ -205,3 +205,12 @@ def test_outbox_lists_failed_mail_and_retries_it(tmp_path):
     assert retried.exit_code == 1 and f"#{ids[0]}: queued again" in retried.output and "#9999: no such mail" in retried.output
     rows = json.loads(runner.invoke(main, [*args, "outbox", "--format", "json"]).output)
     assert [r["status"] for r in rows] == ["queued", "failed"] and rows[0]["attempts"] == 0
+
+
+def test_serve_refuses_a_default_method_the_judge_has_not(tmp_path):
+    """[judge] default_method names a method: checked when the daemon starts
+    (exit 2, which systemd does not restart on), not by every deliver."""
+    env = {**os.environ, "JUDGE_CONFIG": str(_config(tmp_path, default_method='"chess"'))}
+    result = CliRunner().invoke(main, ["serve", "--once"], env=env)
+    assert result.exit_code == 2
+    assert "[judge] default_method: unknown method 'chess'" in result.output
