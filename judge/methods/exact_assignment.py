@@ -175,11 +175,18 @@ def _hungarian(c: list[list[int]]) -> list[int]:
     return cols
 
 DEFAULT_COUNT_LIMIT = 200_000
+# Operations (judge/methods/matching_sampler.py counts them) allowed to the
+# exact draws of the blocks too big to count, all blocks of a solve together:
+# some 10 s on the machines this project runs on, the bound issue 12 sets at
+# 100 powers. A count, not a clock, so a replay refuses exactly alike.
+DEFAULT_WORK_LIMIT = 600_000_000
 _FLOAT_EXACT = 1 << 53
 
 __all__ = [
     "DEFAULT_COUNT_LIMIT",
+    "DEFAULT_WORK_LIMIT",
     "Block",
+    "TooHard",
     "Solution",
     "optimum",
     "solve",
@@ -190,10 +197,17 @@ __all__ = [
 class Block:
     rows: tuple[int, ...]  # players of this independent block (indices into the input)
     cols: tuple[int, ...]  # powers of this block
-    count: int  # exact number of co-optimal assignments inside the block (lower bound if not exact)
-    index: int | None  # the drawn index in [0, count) (None when no draw was made)
-    exact: bool  # False when the block was too big to count and the fallback was used
-    order: str = "players"  # canonical order used: "players", "powers" or "fallback"
+    count: int  # number of co-optimal assignments inside the block (an estimate if not exact)
+    index: int | None  # the drawn index in [0, count) (None when sampled, or no draw was made)
+    exact: bool  # False when the block was too big to count: drawn by the sampler, count estimated
+    order: str = "players"  # canonical order used: "players", "powers", or "sampled"
+    low: int = 0  # bounds on the count (both equal to count when exact)
+    high: int = 0
+
+    def __post_init__(self) -> None:
+        if self.exact:
+            object.__setattr__(self, "low", self.count)
+            object.__setattr__(self, "high", self.count)
 
 
 @dataclass(frozen=True)
@@ -201,14 +215,36 @@ class Solution:
     assignment: tuple[int | None, ...]  # for each player: the power index, or None
     total: int  # sum of assigned weights
     sum_squares: int  # sum of squares of assigned weights
-    tied: int  # number of co-optimal assignments (product of block counts)
-    exact: bool  # all blocks counted exactly
+    tied: int  # number of co-optimal assignments (product of block counts; an estimate if not exact)
+    exact: bool  # all blocks counted exactly (the draw is exactly uniform either way)
     blocks: tuple[Block, ...]  # only blocks with count > 1, in canonical order
     bonus: int = 0  # bonus cells taken (rule 3; 0 without a bonus table)
+
+    @property
+    def tied_low(self) -> int:
+        """A lower bound on the number of co-optimal assignments."""
+        return math.prod(b.low for b in self.blocks)
+
+    @property
+    def tied_high(self) -> int:
+        """An upper bound on the number of co-optimal assignments."""
+        return math.prod(b.high for b in self.blocks)
 
 
 class _TooBig(Exception):
     """The counting DP passed its state limit."""
+
+
+class TooHard(ValueError):
+    """A block too big to count whose exact draw passed its work limit: the
+    solver says so rather than run for minutes or draw a biased result."""
+
+    def __init__(self, players: int, powers: int, reason: str = "work") -> None:
+        self.players, self.powers = players, powers
+        super().__init__(
+            f"{players} players tie among {powers} powers in ways too many to count, and drawing one "
+            f"exactly passed the solver's {reason} limit; the master can send SET PRFRAND (powers "
+            "drawn at random) or split the game")
 
 
 # --------------------------------------------------------------------------
@@ -537,80 +573,6 @@ def _slot_types(patterns: Sequence[tuple], slot_dummy: list[bool]) -> _SlotTypes
     return _SlotTypes(slot_type, size, dummy)
 
 
-def _fallback(
-    allowed: list[list[bool]],
-    n_real: int,
-    col_dummy: list[bool],
-    match: list[int],
-    stream: DrawStream | None,
-    what: str,
-    block: int,
-    row_ids: list[int],
-    col_ids: list[int | None],
-) -> list[int]:
-    """Real rows in order; each takes a power drawn uniformly among those that
-    keep the block completable (dummy powers: one option, last). `match` is a
-    perfect matching of the block (local row -> local column) to start from."""
-    m = len(allowed)
-    match = list(match)
-    owner = [0] * m
-    for r, c in enumerate(match):
-        owner[c] = r
-    fixed = [False] * m
-    out = []
-    for i in range(n_real):
-        # Rows (free) that can reach row i: x -> y when x may take y's column.
-        parent = {i: -1}
-        todo = [i]
-        while todo:
-            y = todo.pop()
-            cy = match[y]
-            for x in range(m):
-                if not fixed[x] and x not in parent and allowed[x][cy]:
-                    parent[x] = y
-                    todo.append(x)
-        options: list[int] = []
-        reps: list[int] = []
-        dummy_rep = -1
-        for c in range(m):
-            if not allowed[i][c]:
-                continue
-            y = owner[c]
-            if fixed[y] or y not in parent:
-                continue
-            if col_dummy[c]:
-                if dummy_rep < 0 or c == match[i]:
-                    dummy_rep = c
-                continue
-            options.append(col_ids[c])  # type: ignore[arg-type]
-            reps.append(c)
-        if dummy_rep >= 0:
-            options.append(None)  # type: ignore[arg-type]
-            reps.append(dummy_rep)
-        if stream is None or len(options) == 1:
-            k = 0
-        else:
-            chosen = stream.choice(options, what=f"{what} (fallback)", block=block, row=row_ids[i])
-            k = options.index(chosen)
-        c = reps[k]
-        if c != match[i]:
-            # rotate along the path owner[c] -> ... -> i
-            path = []
-            x = owner[c]
-            while x != -1:
-                path.append(x)
-                x = parent[x]
-            cols = [match[x] for x in path]  # cols[0] == c
-            for a in range(len(path) - 1):
-                match[path[a]] = cols[a + 1]
-            match[i] = c
-            for x in path:
-                owner[match[x]] = x
-        fixed[i] = True
-        out.append(match[i])
-    return out
-
-
 # --------------------------------------------------------------------------
 # Potentials, tight graph, blocks
 # --------------------------------------------------------------------------
@@ -828,19 +790,25 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
         except _TooBig:
             continue
         return _Counted(raw, real_rows, real_cols, dp.count, True, order, dp)
-    # Lower bound: Gibson, per(A) >= sigma(A) - 2m + 2 for a fully indecomposable
-    # 0-1 matrix; matchings differing only among dummies are one assignment.
+    # Too big to count: drawn by the sampler (solve). Until then the count is
+    # Gibson's lower bound, per(A) >= sigma(A) - 2m + 2 for a fully
+    # indecomposable 0-1 matrix; matchings differing only among dummies are
+    # one assignment.
     ones = sum(map(sum, a))
-    dummies = max(sum(col_dummy), sum(row_dummy))
-    lb = max(2, -(-(ones - 2 * m + 2) // math.factorial(dummies)))
-    return _Counted(raw, real_rows, real_cols, lb, False, "fallback", None)
+    lb = max(2, -(-(ones - 2 * m + 2) // math.factorial(_dummies(raw, p, q))))
+    return _Counted(raw, real_rows, real_cols, lb, False, "sampled", None)
+
+
+def _dummies(raw: _RawBlock, p: int, q: int) -> int:
+    """Dummy players or dummy powers in the block (a block has one kind)."""
+    return max(sum(c >= q for c in raw.cols), sum(r >= p for r in raw.rows))
 
 
 def _block_pairs(cb: _Counted, local: list[int], p: int, q: int) -> dict[int, int | None]:
     """Real player -> power (or None) for the block, from the unranked lines."""
     raw = cb.raw
     out: dict[int, int | None] = {r: None for r in cb.real_rows}
-    if cb.order in ("players", "fallback"):
+    if cb.order in ("players", "sampled"):
         for k, s in enumerate(local):
             c = raw.cols[s]
             out[raw.rows[k]] = c if c < q else None
@@ -883,22 +851,31 @@ def solve(
     what: str = "co-optimal",
     count_limit: int = DEFAULT_COUNT_LIMIT,
     bonus: Any = None,
+    work_limit: int = DEFAULT_WORK_LIMIT,
 ) -> Solution:
     """The assignment of the rule in the module docstring.
 
     With `stream`, one draw per block with more than one co-optimal outcome
     (recorded on stream.draws); without, the canonical first assignment of
-    every block (r = 0), with no draw. `bonus`: rule 3's table (optional).
+    every counted block (r = 0), with no draw, and the sampler's draw with
+    key (0, 0) in a block too big to count. `bonus`: rule 3's table
+    (optional). Raises TooHard when a block is too big to count and its
+    exact draw passes `work_limit` (all blocks together).
     """
     an = _analyse(weights, bonus)
     assignment = _base_assignment(an)
     blocks: list[Block] = []
     tied = 1
     exact = True
+    work = [work_limit]
     for k, cb in enumerate(_counted_blocks(an, count_limit)):
-        raw = cb.raw
         index: int | None = None
-        if cb.exact:
+        if not cb.exact:
+            exact = False
+            block, pairs = _sampled_block(cb, k, an.p, an.q, stream, what, work)
+            blocks.append(block)
+            tied *= block.count
+        else:
             r = 0
             if stream is not None:
                 r, counter, rejected = _below_big(stream, cb.count)
@@ -921,27 +898,39 @@ def solve(
                     )
                 )
             pairs = _unrank_block(cb, r, an.p, an.q)
-        else:
-            exact = False
-            n_real = len(cb.real_rows)
-            col_ids: list[int | None] = [c if c < an.q else None for c in raw.cols]
-            local = _fallback(
-                raw.allowed,
-                n_real,
-                [c >= an.q for c in raw.cols],
-                raw.match,
-                stream,
-                what,
-                k,
-                raw.rows,
-                col_ids,
-            )
-            pairs = _block_pairs(cb, local, an.p, an.q)
+            tied *= cb.count
+            blocks.append(Block(tuple(cb.real_rows), tuple(cb.real_cols), cb.count, index, True, cb.order))
         for r_, c_ in pairs.items():
             assignment[r_] = c_
-        tied *= cb.count
-        blocks.append(Block(tuple(cb.real_rows), tuple(cb.real_cols), cb.count, index, cb.exact, cb.order))
     return Solution(tuple(assignment), an.total, an.sum_squares, tied, exact, tuple(blocks), an.bonus)
+
+
+def _sampled_block(cb: _Counted, k: int, p: int, q: int, stream: DrawStream | None,
+                   what: str, work: list[int]) -> tuple[Block, dict[int, int | None]]:
+    """Draw a block too big to count with the exact sampler
+    (judge/methods/matching_sampler.py), keyed by two words of the stream;
+    `work` holds the work left to all blocks (and is reduced)."""
+    from judge.methods import matching_sampler
+
+    raw = cb.raw
+    counter = stream.counter if stream is not None else 0
+    key = (stream.below(1 << 64)[0], stream.below(1 << 64)[0]) if stream is not None else (0, 0)
+    try:
+        drawn = matching_sampler.sample(raw.allowed, key, work[0])
+    except matching_sampler.TooHard as err:
+        raise TooHard(len(cb.real_rows), len(cb.real_cols), err.reason) from None
+    work[0] -= drawn.work
+    same = math.factorial(_dummies(raw, p, q))  # matchings per assignment
+    high = max(cb.count, int(drawn.bound) // same)
+    count = min(high, max(cb.count, round(drawn.estimate / same)))
+    if stream is not None:
+        stream.draws.append(Draw(what, [], drawn.trials - 1, None, counter, 0, {
+            "block": k, "count": count, "estimated": True, "low": cb.count, "high": high,
+            "rows": list(cb.real_rows), "cols": list(cb.real_cols), "order": "sampled",
+            "key": [f"{key[0]:016x}", f"{key[1]:016x}"], "trials": drawn.trials, "words": drawn.words,
+        }))
+    block = Block(tuple(cb.real_rows), tuple(cb.real_cols), count, None, False, "sampled", cb.count, high)
+    return block, _block_pairs(cb, list(drawn.match[: len(cb.real_rows)]), p, q)
 
 
 def _all_block_assignments(weights: Any, count_limit: int = DEFAULT_COUNT_LIMIT,
