@@ -10,7 +10,7 @@ from jinja2 import Environment, FileSystemLoader, StrictUndefined
 from judge.config import DEFAULT_DOCS_URL
 from judge.deadlines import format_time
 from judge.names import one_line
-from judge.wording import plural, reply_subject
+from judge.wording import about, plural, reply_subject
 from judge.resources import data_dir
 
 
@@ -53,6 +53,7 @@ def environment(docs_url: str = DEFAULT_DOCS_URL) -> Environment:
     env.filters["rjust"] = _rjust
     env.filters["bbcode"] = bbcode
     env.filters["plural"] = plural
+    env.filters["about"] = about
     env.filters["reply_subject"] = reply_subject
     env.globals["docs_url"] = docs_url
     return env

@@ -10,6 +10,12 @@ def plural(n: int, word: str, many: str | None = None) -> str:
     return f"{n} {word if n == 1 else (many or word + 's')}"
 
 
+def about(n: int) -> str:
+    """A count that may be huge, to be read: "1,234" up to a million, else
+    three significant figures ("1.37e+41")."""
+    return f"{n:,}" if n < 10**6 else f"{n:.3g}"
+
+
 def were(n: int) -> str:
     """The verb for `n` things: "was" or "were"."""
     return "was" if n == 1 else "were"

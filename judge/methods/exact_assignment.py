@@ -791,11 +791,14 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
             continue
         return _Counted(raw, real_rows, real_cols, dp.count, True, order, dp)
     # Too big to count: drawn by the sampler (solve). Until then the count is
-    # Gibson's lower bound, per(A) >= sigma(A) - 2m + 2 for a fully
-    # indecomposable 0-1 matrix; matchings differing only among dummies are
-    # one assignment.
+    # a lower bound: Gibson's, per(A) >= sigma(A) - 2m + 2 for a fully
+    # indecomposable 0-1 matrix, or Hall's below; matchings differing only
+    # among dummies are one assignment.
+    # Marshall Hall (1948): a 0-1 matrix with a perfect matching and at least
+    # t ones in every row (or column) has at least t! of them.
     ones = sum(map(sum, a))
-    lb = max(2, -(-(ones - 2 * m + 2) // math.factorial(_dummies(raw, p, q))))
+    t = max(min(map(sum, a)), min(map(sum, at)))
+    lb = max(2, -(-max(ones - 2 * m + 2, math.factorial(t)) // math.factorial(_dummies(raw, p, q))))
     return _Counted(raw, real_rows, real_cols, lb, False, "sampled", None)
 
 

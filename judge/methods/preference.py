@@ -294,16 +294,18 @@ class Round:
     total: float = 0.0
     stddev: float = 0.0
     tied: int = 1
-    exact: bool = True
+    exact: bool = True  # tied was counted; else it is an estimate within tied_bounds
     blocks: list[dict[str, Any]] = field(default_factory=list)
     shortcut_check: dict[str, Any] | None = None
+    tied_bounds: tuple[int, int] = (1, 1)
 
     def as_dict(self) -> dict[str, Any]:
         return {
             "round": self.number, "random": self.random, "shortcut": self.shortcut,
             "optimized": self.optimized, "total": self.total, "stddev": self.stddev,
-            "tied": self.tied, "exact": self.exact, "blocks": self.blocks,
-            "shortcut_check": self.shortcut_check,
+            "tied": self.tied, "exact": self.exact,
+            **({} if self.exact else {"tied_low": self.tied_bounds[0], "tied_high": self.tied_bounds[1]}),
+            "blocks": self.blocks, "shortcut_check": self.shortcut_check,
         }
 
 
@@ -315,6 +317,7 @@ class Outcome:
     stddev: float
     tied: int
     exact: bool
+    tied_bounds: tuple[int, int]  # the count's bounds (both tied when exact)
     unassigned: list[str]
     rounds: list[Round]
     draws: list[dict[str, Any]]
@@ -357,6 +360,7 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         stddev=_stddev(list(player_values.values())),
         tied=math.prod(r.tied for r in rounds),
         exact=all(r.exact for r in rounds),
+        tied_bounds=(math.prod(r.tied_bounds[0] for r in rounds), math.prod(r.tied_bounds[1] for r in rounds)),
         unassigned=[names[w] for w in remaining],
         rounds=rounds,
         draws=stream.records(),
@@ -428,9 +432,11 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
                 first = uncontested.get(players[i]) == names[columns[col]]
                 give(r.shortcut if first else r.optimized, i, columns[col])
                 doubled.append(rows[i][columns[col]])
-        r.tied, r.exact = sol.tied, sol.exact
+        r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
         r.blocks = [{"players": [players[rest_rows[k]] for k in b.rows], "powers": [names[columns[j]] for j in b.cols],
-                     "count": b.count, "index": b.index, "exact": b.exact} for b in sol.blocks]
+                     "count": b.count, "index": b.index, "exact": b.exact,
+                     # a count too big to count is an estimate: its bounds go with it
+                     **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
     r.total = sum(doubled) / 2
     r.stddev = _stddev([v / 2 for v in doubled])
     if uncontested:

@@ -57,6 +57,8 @@ def resolve(powers: PowerList, raw_params: Any, subs: Mapping[str, str], stream:
         "stddev": outcome.stddev,
         "tied": outcome.tied,
         "exact": outcome.exact,
+        # an estimated count carries its bounds (issue 12); a counted one is exact
+        **({} if outcome.exact else {"tied_low": outcome.tied_bounds[0], "tied_high": outcome.tied_bounds[1]}),
         "unassigned": outcome.unassigned,
         "rounds": [r.as_dict() for r in outcome.rounds],
         "draws": outcome.draws,
