@@ -7,6 +7,8 @@ reply and status commit together with its batch's), handles deadlines, and
 sends the outbox. A crash at any point leaves either the raw mail in the
 source (fetched again, and dropped by its Message-ID) or in the store with
 status 'new' (processed again, its batch's earlier effects rolled back).
+Between passes the loop sleeps its poll interval, or until `judge deliver`
+wakes it after storing a mail (judge.wake).
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ from judge.store.models import Game, InboundMessage, OutboxMessage
 from judge.syntax import mask_secret
 from judge.templating import render_mail
 from judge.transports.base import Transport
+from judge.wake import WakeChannel, wake_path
 
 log = logging.getLogger(__name__)
 
@@ -273,28 +276,60 @@ class Judge:
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))
             signal.signal(signal.SIGINT, lambda *_: self.stop("SIGINT"))
+        waiter = next((s for s in self.sources if hasattr(s, "wait")), None)
+        # `judge deliver` stores a mail and wakes this loop (judge.wake),
+        # unless it waits in IMAP IDLE and could not answer at once: then
+        # nobody reads the FIFO, and deliver runs its mail itself.
+        wake = self._open_wake() if waiter is None else None
         log.info("judge: running; polling every %s s", self.config.poll_interval)
-        while not self.stopping:
-            try:
-                self.run_once()
-            except Exception:  # a database or network fault: log, wait, go on
-                log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
-            waiter = next((s for s in self.sources if hasattr(s, "wait")), None)
-            if waiter is not None and not self.stopping:
-                # IMAP IDLE: back at once when new mail arrives.
+        try:
+            while not self.stopping:
                 try:
-                    waiter.wait(self.config.poll_interval)
-                except Exception:  # a network fault: the next pass reconnects
-                    log.exception("waiting for new mail failed")
-                    self.clock.sleep(min(1.0, self.config.poll_interval))
-                continue
-            waited = 0.0
-            while not self.stopping and waited < self.config.poll_interval:
-                # Short naps, so that SIGTERM stops the daemon within a second.
-                nap = min(0.5, self.config.poll_interval - waited)
-                self.clock.sleep(nap)
-                waited += nap
+                    self.run_once()
+                except Exception:  # a database or network fault: log, wait, go on
+                    log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
+                if waiter is not None and not self.stopping:
+                    # IMAP IDLE: back at once when new mail arrives.
+                    try:
+                        waiter.wait(self.config.poll_interval)
+                    except Exception:  # a network fault: the next pass reconnects
+                        log.exception("waiting for new mail failed")
+                        self.clock.sleep(min(1.0, self.config.poll_interval))
+                    continue
+                waited = 0.0
+                while not self.stopping and waited < self.config.poll_interval:
+                    # Short naps, so that SIGTERM stops the daemon within a second.
+                    nap = min(0.5, self.config.poll_interval - waited)
+                    if wake is None:
+                        self.clock.sleep(nap)
+                    elif wake.wait(nap):
+                        break  # a mail was delivered: a pass now
+                    waited += nap
+        finally:
+            if wake is not None:
+                self._close_wake(wake)
         log.info("judge: stopped")
+
+    def _open_wake(self) -> WakeChannel | None:
+        path = wake_path(self.config.data_dir, self.config.database_url)
+        try:
+            return WakeChannel(path)
+        except OSError as err:  # deliver then runs its mail itself: slower, nothing lost
+            log.warning("judge deliver cannot wake this daemon (%s): it will run its mails itself", err)
+            return None
+
+    def _close_wake(self, wake: WakeChannel) -> None:
+        """Stop being woken. A `judge deliver` that woke this loop after its
+        last pass has stored a mail that nobody else will run: the mail is
+        committed before the wake-up, and the wake-up before this close, so
+        one more look at the stored mail, after the close, finds it. (A
+        deliver that comes later finds no reader, and runs its mail itself.)"""
+        wake.close()
+        try:
+            if self.process_pending() and self.transport:
+                outbox.send_due(self.sessions, self.transport, self.clock, self.config)
+        except Exception:  # stored, or queued: the next pass of a judge process runs or sends it
+            log.exception("the mail delivered while stopping was not all run and answered now")
 
     def stop(self, why: str | None = None) -> None:
         if why and not self.stopping:
