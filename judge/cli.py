@@ -119,43 +119,69 @@ def serve(ctx: click.Context, once: bool) -> None:
 def deliver(ctx: click.Context, no_process: bool) -> None:
     """Take one RFC 822 mail on standard input (for an MTA pipe or .forward)."""
     config = _config(ctx)
-    from judge.app import build_judge
+    from judge import deliver_light
     from judge.sources.size_limit import read_mail
+    from judge.wake import wake_daemon, wake_path
 
     # Never more than the size limit in memory: a larger mail is kept as its
     # header (answered, and taken: exit 0, or the MTA would offer it again).
     raw, oversize = read_mail(sys.stdin.buffer, config.max_message_bytes)
+    judge = None
     try:
-        judge = build_judge(config)
-        stored = judge.receive(raw, "deliver", oversize=oversize)
+        try:
+            # The light path: the row alone, without SQLAlchemy (issue 12).
+            stored, message_id = deliver_light.store(config, raw, oversize)
+        except deliver_light.FullPathNeeded:
+            # A new or older store (migrated here), or a URL only SQLAlchemy reads.
+            from judge.app import build_judge
+            from judge.mail.inbound import dedup_key_of
+
+            judge = build_judge(config)
+            stored, message_id = judge.receive(raw, "deliver", oversize=oversize), dedup_key_of(raw)[0]
     except Exception as err:  # the MTA must keep the mail and try again
         click.echo(f"judge: temporary failure, mail not taken: {err}", err=True)
         sys.exit(EXIT_TEMPFAIL)
-    if not no_process:
-        # The mail is stored (committed), so it is taken whatever running it
-        # meets now: run_once() logs a failing stage and goes on, and the
-        # daemon's next pass runs what is left. (Exit 75 here would only make
-        # the MTA offer the mail again, and bounce it.)
-        judge.run_once()
+    # The mail is stored (committed), so it is taken whatever running it
+    # meets now (exit 75 would only make the MTA offer it again, and bounce
+    # it). A daemon on this store runs it: woken, it starts a pass at once.
+    # Else this process runs it: run_once() logs a failing stage and goes
+    # on, and the next pass of any judge process runs what is left. A
+    # duplicate wakes or runs too: the earlier deliver of that mail may have
+    # ended between storing and running it.
+    woken = wake_daemon(wake_path(config.data_dir, config.database_url))
+    ran = False
+    if not no_process and not woken:
+        try:
+            if judge is None:
+                from judge.app import build_judge
+
+                judge = build_judge(config)
+            judge.run_once()
+            ran = True
+        except Exception as err:  # stored all the same: the next pass of a judge process runs it
+            click.echo(f"judge: the mail is stored, but running it failed: {err}", err=True)
     # One line saying what was done (an MTA ignores standard output).
-    click.echo(_delivered(judge, raw, stored, oversize, no_process))
+    click.echo(_delivered(config, judge if ran else None, message_id, stored, oversize, no_process, woken))
 
 
-def _delivered(judge, raw: bytes, stored: int | None, oversize: int | None, no_process: bool) -> str:
-    from sqlalchemy import make_url
+def _delivered(config, judge, message_id: str, stored: int | None, oversize: int | None, no_process: bool,
+               woken: bool) -> str:
+    """`judge`: the judge that ran the mail, None if it was not run here."""
+    from judge.deliver_light import shown_url
 
-    from judge.mail.inbound import dedup_key_of
-    from judge.store.models import InboundMessage
-
-    message_id = dedup_key_of(raw)[0]
     if not stored:
         return f"judge: duplicate Message-ID {message_id}, not processed again"
-    where = make_url(judge.config.database_url).render_as_string(hide_password=True)
-    what = f"judge: stored as mail {stored} ({message_id}) in the database {where}"
+    what = f"judge: stored as mail {stored} ({message_id}) in the database {shown_url(config.database_url)}"
     if oversize:
         what += f", its header only ({oversize} bytes is over the limit)"
+    if woken:
+        return what + "; the daemon is processing it"
     if no_process:
         return what + "; the daemon will process it"
+    if judge is None:
+        return what + "; not processed now (the next pass of the daemon or of a deliver runs it)"
+    from judge.store.models import InboundMessage
+
     try:
         with judge.sessions() as s:
             row = s.get(InboundMessage, stored)

@@ -23,7 +23,8 @@ from judge.result_templates import RESULT_TEMPLATES
 from judge.resources import data_dir
 from tests.harness import make_mail
 
-HEAVY = ("sqlalchemy", "alembic", "scipy", "numba", "numpy", "jinja2")
+# (lark, the command parser: deliver beside the daemon parses no command.)
+HEAVY = ("sqlalchemy", "alembic", "scipy", "numba", "numpy", "jinja2", "lark")
 # Runs `judge ARGS...` in a fresh interpreter, then prints which heavy
 # packages it imported (a command's exit is caught: its modules stay).
 _PROBE = """
@@ -55,7 +56,8 @@ def _write(tmp_path: Path, data: dict) -> str:
 def test_blind_auction_resolve_needs_no_store_no_solver_no_templates(tmp_path):
     path = _write(tmp_path, {"method": "blind-auction", "submissions": {
         "a": "A 40, E 30, F 20, G 18, I 14, R 12, T 6", "b": "No Preference"}})
-    assert imported_by("resolve", path, "--seed", "00ff") == set()
+    # (Its bid lists are read with the command grammar, lark.)
+    assert imported_by("resolve", path, "--seed", "00ff") <= {"lark"}
 
 
 def test_preference_resolve_needs_no_store(tmp_path):
@@ -89,6 +91,22 @@ def test_deliver_of_a_player_mail_loads_no_solver_and_no_migrations(tmp_path):
     assert not loaded & {"scipy", "numba", "numpy", "alembic"}, loaded
     log = subprocess.run([sys.executable, "-m", "judge", "log", "g"], capture_output=True, text=True, env=env)
     assert "SET PREFERENCE FRIGATE" in log.stdout and "-> " in log.stdout
+
+
+def test_deliver_beside_the_daemon_stores_without_sqlalchemy(tmp_path):
+    """The production case: the daemon runs on the store, and deliver only
+    stores the mail (sqlite3, no SQLAlchemy, no ORM) and wakes it: nothing of
+    the store's models, the command parser, the templates or the solvers."""
+    from tests.test_deliver_daemon import serving, write_config
+
+    env = write_config(tmp_path)
+    with serving(env, tmp_path / "serve.log"):
+        loaded = imported_by("deliver", stdin=make_mail("p@example.test", "SIGNON ?g pw\nSET PREFERENCE FRIGATE"),
+                             env=env)
+    assert not loaded, loaded
+    # Stored only (--no-process, no daemon): the same light path.
+    loaded = imported_by("deliver", "--no-process", stdin=make_mail("p@example.test", "LIST"), env=env)
+    assert not loaded, loaded
 
 
 def test_help_lists_every_subcommand_with_its_summary():
