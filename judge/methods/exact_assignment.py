@@ -359,6 +359,8 @@ class _LineDP:
         line_types = [sorted({slot_type[s] for s in range(m) if allowed[l][s]}) for l in range(n_real)]
         dummy_ok = {slot_type[s] for s in range(m) if allowed[n_real][s]} if n_real < m else set()
 
+        closing = _closing(line_types, dummy_ok, T, n_real)
+
         # Layered DP: forward over reachable states, then counts backwards.
         layers: list[list[tuple[int, ...]]] = [[(0,) * T]]
         total = 1
@@ -370,6 +372,8 @@ class _LineDP:
                     u = st[t]
                     if u < size[t]:
                         nxt[st[:t] + (u + 1,) + st[t + 1:]] = None
+            if closing[k]:  # drop the states that leave a slot no later line can take
+                nxt = {st: None for st in nxt if all(st[t] == size[t] for t in closing[k])}
             total += len(nxt)
             if total > limit:
                 raise _TooBig
@@ -385,7 +389,7 @@ class _LineDP:
                 for t in types:
                     u = st[t]
                     if u < size[t]:
-                        sub = f[st[:t] + (u + 1,) + st[t + 1:]]
+                        sub = f.get(st[:t] + (u + 1,) + st[t + 1:], 0)
                         if sub:
                             val += sub if dummy[t] else (size[t] - u) * sub
                 f[st] = val
@@ -476,6 +480,7 @@ class _LineDPVec(_LineDP):
                 1 if any(allowed[l][s] and types.dummy[slot_type[s]] for s in range(m)) else 0
             )
         dtype = np.int64 if bound < 1 << 62 else object
+        closing = _closing(line_types, dummy_ok, T, n_real)
         size_a = np.array(size, dtype=np.int64)
         layers = [np.zeros(1, dtype=np.int64)]
         total = 1
@@ -491,6 +496,8 @@ class _LineDPVec(_LineDP):
                     nxt = nxt[np.concatenate(([True], nxt[1:] != nxt[:-1]))]
             else:
                 nxt = np.zeros(0, dtype=np.int64)
+            for t in closing[k]:  # drop the states that leave a slot no later line can take
+                nxt = nxt[(nxt // radix[t]) % (size[t] + 1) == size[t]]
             total += nxt.size
             if total > limit:
                 raise _TooBig
@@ -512,8 +519,12 @@ class _LineDPVec(_LineDP):
                 mask = dig < size[t]
                 if not mask.any():
                     continue
-                pos = np.searchsorted(child_codes, codes[mask] + radix[t])
+                want = codes[mask] + radix[t]
+                pos = np.minimum(np.searchsorted(child_codes, want), max(child_codes.size - 1, 0))
+                if child_codes.size == 0:
+                    continue
                 sub = child_f[pos]
+                sub = np.where(child_codes[pos] == want, sub, 0).astype(dtype)  # a dropped state counts 0
                 if not dummy[t]:
                     mult = size[t] - dig[mask]
                     sub = sub * (mult if dtype is not object else mult.astype(object))
@@ -536,6 +547,23 @@ class _LineDPVec(_LineDP):
         pos = int(np.searchsorted(child_codes, code))
         found = pos < child_codes.size and int(child_codes[pos]) == code
         return int(self.fl[k + 1][pos]) if found else 0
+
+
+def _closing(line_types: list[list[int]], dummy_ok: set[int], T: int, n_real: int) -> list[list[int]]:
+    """closing[k]: the slot types (not open to the dummy lines) whose last
+    real line is k: after line k every slot of them must be taken, and a
+    state that leaves one free can never complete. Dropping such states
+    changes no count (theirs is 0); it keeps the DP small when slots are
+    open to a few consecutive lines only."""
+    last = [-1] * T
+    for k in range(n_real):
+        for t in line_types[k]:
+            last[t] = k
+    closing: list[list[int]] = [[] for _ in range(n_real)]
+    for t in range(T):
+        if t not in dummy_ok and last[t] >= 0:
+            closing[last[t]].append(t)
+    return closing
 
 
 # State-space bound (product of type sizes + 1) above which the numpy DP is used.
@@ -764,8 +792,9 @@ class _Counted:
     real_cols: list[int]
     count: int
     exact: bool
-    order: str  # "players", "powers", "fallback" or "fixed"
+    order: str  # "players", "powers", "players-frontier", "powers-frontier", "sampled" or "fixed"
     dp: _LineDP | None
+    lines: list[int] | None = None  # a frontier order: local line of each DP line
 
 
 def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
@@ -790,6 +819,21 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
         except _TooBig:
             continue
         return _Counted(raw, real_rows, real_cols, dp.count, True, order, dp)
+    # The same lines in an order that keeps few slots half-used (sparse blocks
+    # whose players come in an unlucky numbering): any fixed numbering of
+    # the assignments serves a uniform draw, and the order is recorded.
+    for order, table, n_real, types in sorted(tries, key=lambda t: _frontier_order(t[1], t[2])[1]):
+        lines, _ = _frontier_order(table, n_real)
+        table = [table[x] for x in lines] + table[n_real:]
+        types = _slot_types([tuple(x) for x in zip(*table)], col_dummy if order == "players" else row_dummy)
+        if types.bound > limit and _states_bound(table, range(n_real), limit) > limit:
+            continue  # certainly too big: not worth the try
+        try:
+            cls = _LineDPVec if _VEC_FROM < types.bound < 1 << 62 else _LineDP
+            dp = cls(table, n_real, types, limit)
+        except _TooBig:
+            continue
+        return _Counted(raw, real_rows, real_cols, dp.count, True, order + "-frontier", dp, lines)
     # Too big to count: drawn by the sampler (solve). Until then the count is
     # a lower bound: Gibson's, per(A) >= sigma(A) - 2m + 2 for a fully
     # indecomposable 0-1 matrix, or Hall's below; matchings differing only
@@ -811,16 +855,81 @@ def _block_pairs(cb: _Counted, local: list[int], p: int, q: int) -> dict[int, in
     """Real player -> power (or None) for the block, from the unranked lines."""
     raw = cb.raw
     out: dict[int, int | None] = {r: None for r in cb.real_rows}
-    if cb.order in ("players", "sampled"):
-        for k, s in enumerate(local):
+    lines = cb.lines or range(len(local))
+    if cb.order.startswith(("players", "sampled")):
+        for k, s in zip(lines, local):
             c = raw.cols[s]
             out[raw.rows[k]] = c if c < q else None
     else:  # "powers": lines are the real columns
-        for k, s in enumerate(local):
+        for k, s in zip(lines, local):
             r = raw.rows[s]
             if r < p:
                 out[r] = raw.cols[k]
     return out
+
+
+def _states_bound(table: list[list[bool]], order: Sequence[int], cap: int) -> int:
+    """A bound on the counting DP's states with the real lines in `order`:
+    after k lines, every closed slot (no later line may take it) is taken
+    and the rest of the k taken slots lie among the open ones, so at most
+    C(open, k - closed) states; summed over k, stopped past `cap`. A
+    frontier order is not tried when this bound and its type bound both
+    pass the limit. (The players' and powers' own orders are always tried,
+    as before: a block counted in them before is counted alike, so a
+    result recorded earlier replays.)"""
+    m = len(table)
+    left = [sum(table[x][s] for x in order) for s in range(m)]
+    touched = [False] * m
+    opened = closed = 0
+    total = 1
+    for k, x in enumerate(order, 1):
+        for s in range(m):
+            if table[x][s]:
+                if not touched[s]:
+                    touched[s] = True
+                    opened += 1
+                left[s] -= 1
+                if left[s] == 0:
+                    opened -= 1
+                    closed += 1
+        total += math.comb(opened, k - closed) if 0 <= k - closed <= opened else 0
+        if total > cap:
+            break
+    return total
+
+
+def _frontier_order(table: list[list[bool]], n_real: int) -> tuple[list[int], int]:
+    """A fixed order of the real lines that keeps few slots "open" (taken
+    up by an earlier line's options and still open to a later line): next
+    comes the line that leaves the fewest open slots, the lowest number on
+    ties. Returns (order, the most slots ever open). The counting DP's
+    states grow with the open slots, not with the block."""
+    m = len(table)
+    left = [sum(table[x][s] for x in range(n_real)) for s in range(m)]  # real lines still to come
+    touched = [False] * m
+    open_now = 0
+    widest = 0
+    order: list[int] = []
+    todo = set(range(n_real))
+    while todo:
+        best, best_open = -1, m + 1
+        for x in sorted(todo):
+            row = table[x]
+            after = open_now
+            for s in range(m):
+                if row[s]:
+                    after += (not touched[s]) - (left[s] == 1)  # opened, closed
+            if after < best_open:
+                best, best_open = x, after
+        todo.discard(best)
+        order.append(best)
+        for s in range(m):
+            if table[best][s]:
+                touched[s] = True
+                left[s] -= 1
+        open_now = best_open
+        widest = max(widest, open_now)
+    return order, widest
 
 
 def _counted_blocks(an: _Analysis, limit: int) -> list[_Counted]:
@@ -897,6 +1006,8 @@ def solve(
                             "rows": list(cb.real_rows),
                             "cols": list(cb.real_cols),
                             "order": cb.order,
+                            **({"lines": [(cb.raw.rows if cb.order.startswith("players") else cb.raw.cols)[x]
+                                          for x in cb.lines]} if cb.lines else {}),
                         },
                     )
                 )

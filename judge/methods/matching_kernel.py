@@ -10,9 +10,7 @@ from numba import njit
 
 from judge.methods import matching_sampler
 
-_child = njit(cache=True)(matching_sampler._child)
-# _trials calls _child by its global name: compile it against the compiled one.
+_helpers = {name: njit(cache=True)(getattr(matching_sampler, name)) for name in ("_child", "_tail_per", "_tail_draw")}
+# _trials calls its helpers by their global names: compile it against the compiled ones.
 _source = matching_sampler._trials
-trials = njit(cache=True)(
-    type(_source)(_source.__code__, {**_source.__globals__, "_child": _child}, _source.__name__)
-)
+trials = njit(cache=True)(type(_source)(_source.__code__, {**_source.__globals__, **_helpers}, _source.__name__))

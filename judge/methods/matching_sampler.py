@@ -68,8 +68,13 @@ WORD_BITS = 62
 # Rows from which the compiled trial loop is worth loading (as for the
 # tight-pair kernel: judge/methods/exact_assignment.py, COMPILED_FROM).
 COMPILED_FROM = 12
+# Rows left from which a trial finishes exactly (a subset DP over 2**TAIL
+# column sets): removes the bound's slack where it is worst, in the last
+# sparse rows; at most 20 (counts stay below 2**63).
+TAIL = 12
 # Extra trials after the accepted one, to estimate the count: until this many
-# accepted in all, or as much work again as the draw took.
+# accepted in all, or a quarter of the draw's work more (the bounds are
+# rigorous; the estimate is only a guide, and the draw must stay quick).
 ESTIMATE_ACCEPTS = 32
 
 __all__ = ["Sampled", "TooHard", "bound", "sample"]
@@ -161,7 +166,73 @@ def _child(a, G, F, rsum, csum, ra, ca, i, j, R, C, m):
     return rc if rc <= cc else cc
 
 
-def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
+def _tail_per(a, ra, ca, skip_i, skip_j, m, f, rows, cols):
+    """The number of perfect matchings of the active rows and columns,
+    without row skip_i and column skip_j (-1: none): the subset DP over the
+    columns, f[S] = ways the first popcount(S) rows fill the columns S.
+    Leaves rows/cols (their numbers) and f filled for _tail_draw. Returns
+    (per, k)."""
+    k = 0
+    for i in range(m):
+        if ra[i] and i != skip_i:
+            rows[k] = i
+            k += 1
+    kc = 0
+    for j in range(m):
+        if ca[j] and j != skip_j:
+            cols[kc] = j
+            kc += 1
+    full = (1 << k) - 1
+    for S in range(full + 1):
+        f[S] = 0
+    f[0] = 1
+    for S in range(full):
+        v = f[S]
+        if v == 0:
+            continue
+        t = 0
+        x = S
+        while x:
+            x &= x - 1
+            t += 1
+        r = rows[t]
+        for c in range(k):
+            if not (S >> c) & 1 and a[r, cols[c]]:
+                f[S | (1 << c)] += v
+    return f[full], k
+
+
+def _tail_draw(a, f, rows, cols, k, match, words, pos):
+    """A uniform perfect matching of the rows and columns _tail_per left in
+    f (exact: each row's column drawn with weight f[S without it] by
+    rejection on 62-bit words). Returns the next pos, or -1 if the words ran
+    out."""
+    n_words = words.shape[0]
+    S = (1 << k) - 1
+    for t in range(k - 1, -1, -1):
+        total = f[S]
+        limit = (4611686018427387904 // total) * total
+        while True:
+            if pos >= n_words:
+                return -1
+            w = words[pos]
+            pos += 1
+            if w < limit:
+                break
+        r = w % total
+        r_row = rows[t]
+        for c in range(k):
+            if (S >> c) & 1 and a[r_row, cols[c]]:
+                sub = f[S & ~(1 << c)]
+                if r < sub:
+                    match[r_row] = cols[c]
+                    S &= ~(1 << c)
+                    break
+                r -= sub
+    return pos
+
+
+def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn, tail, tailper):
     """Trials from words[pos] on, until one completes, the words run out or
     work_limit is reached. Returns (status, pos, rejected, work):
     0: a trial completed: match[row] = column; step s chose the width
@@ -170,7 +241,10 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
     1: the words ran out: pos is the start of the unfinished trial;
     2: work_limit reached (checked before each trial): pos is the next trial's;
     3: a step weight below TWO_WORDS_FROM.
-    rejected: trials rejected in this call; work: operations (m per child)."""
+    rejected: trials rejected in this call; work: operations (m per child).
+    With at most `tail` rows left, a trial finishes exactly: the rest is
+    counted (tailper[0]) and drawn uniformly; one row before, each child's
+    weight is its exact count over U (docs/preference.md)."""
     m = a.shape[0]
     n_words = words.shape[0]
     rsum = np.zeros(m, np.int64)
@@ -179,11 +253,14 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
     ca = np.zeros(m, np.bool_)
     cand = np.zeros(m, np.int64)
     wts = np.zeros(m, np.float64)
+    f = np.zeros(1 << tail, np.int64)
+    rows = np.zeros(m, np.int64)
+    cols = np.zeros(m, np.int64)
     rejected = 0
     work = 0
     while True:
         if work >= work_limit:
-            return 2, pos, rejected, work
+            return 2, pos, rejected, work, 0
         start = pos
         for i in range(m):
             ra[i] = True
@@ -197,7 +274,18 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
                     rsum[i] += 1
                     csum[j] += 1
         dead = False
+        tailper[0] = 1
+        steps = m
         for step in range(m):
+            if m - step <= tail:  # the exact tail: count the rest, draw it uniformly
+                per, k = _tail_per(a, ra, ca, -1, -1, m, f, rows, cols)
+                work += (1 << k) * k
+                tailper[0] = per
+                pos = _tail_draw(a, f, rows, cols, k, match, words, pos)
+                if pos < 0:
+                    return 1, start, rejected, work, 0
+                steps = step
+                break
             R = 1.0
             for i in range(m):
                 if ra[i]:
@@ -231,7 +319,12 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
                         continue
                 if not a[i, j]:
                     continue
-                w = _child(a, G, F, rsum, csum, ra, ca, i, j, R, C, m) / U
+                if m - step - 1 == tail:  # children in the tail: their exact count
+                    per, k = _tail_per(a, ra, ca, i, j, m, f, rows, cols)
+                    w = per / U
+                    work += (1 << k) * k
+                else:
+                    w = _child(a, G, F, rsum, csum, ra, ca, i, j, R, C, m) / U
                 work += m
                 cand[nc] = x
                 wts[nc] = w
@@ -242,10 +335,10 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
                 dead = True
                 break
             if wmin < TWO_WORDS_FROM:
-                return 3, start, rejected, work
+                return 3, start, rejected, work, 0
             nw = 1 if wmin >= ONE_WORD_FROM else 2
             if pos + nw > n_words:
-                return 1, start, rejected, work
+                return 1, start, rejected, work, 0
             xh = words[pos]
             xl = words[pos + 1] if nw == 2 else 0
             pos += nw
@@ -291,7 +384,7 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn):
         if dead:
             rejected += 1
             continue
-        return 0, pos, rejected, work
+        return 0, pos, rejected, work, steps
 
 
 _COMPILED: list = []
@@ -366,13 +459,15 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
     whi = np.zeros(m, dtype=np.int64)
     wlo = np.zeros(m, dtype=np.int64)
     wn = np.zeros(m, dtype=np.int64)
+    tailper = np.ones(1, dtype=np.int64)
     # c / q(M) = (1 - MARGIN) * 2**bits / (U * product of widths), exactly
     scale = Fraction(1.0 - MARGIN) / Fraction(top)
     pos = trials = work = accepted = 0
     drawn: Sampled | None = None
     while True:
-        limit = work_limit - work if drawn is None else drawn.work * 2 + m**3 * 64 - work
-        status, pos, rejected, spent = run(a, G, F, words.array, pos, max(limit, 0), match, whi, wlo, wn)
+        limit = work_limit - work if drawn is None else drawn.work * 5 // 4 + m**3 * 64 - work
+        status, pos, rejected, spent, steps = run(a, G, F, words.array, pos, max(limit, 0), match, whi, wlo, wn,
+                                                  TAIL, tailper)
         trials += rejected
         work += spent
         if status == 1:
@@ -384,10 +479,10 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
             raise TooHard(work, "work" if status == 2 else "precision")
         trials += 1
         widths, bits = 1, 0
-        for s in range(m):
+        for s in range(steps):
             widths *= (int(whi[s]) << WORD_BITS) + int(wlo[s]) if wn[s] == 2 else int(whi[s])
             bits += WORD_BITS * int(wn[s])
-        alpha = scale * (1 << bits) / widths
+        alpha = scale * (int(tailper[0]) << bits) / widths  # the tail's draw had probability 1 / its count
         if alpha > 1:  # pragma: no cover - the margin covers every rounding (module docstring)
             raise AssertionError("sampler: proposal below its guaranteed minimum")
         ok, pos = _bernoulli(alpha, words, pos)
