@@ -566,6 +566,21 @@ def _closing(line_types: list[list[int]], dummy_ok: set[int], T: int, n_real: in
     return closing
 
 
+def _line_dp(table: list[list[bool]], n_real: int, types: _SlotTypes, limit: int) -> _LineDP:
+    """The counting DP, numpy's when the states fit in int64 codes. The
+    Python one keeps a tuple of T counts per state and builds up to T of
+    them per state and line, so its state limit shrinks with T**2: at 100
+    powers a block with 100 distinct types would otherwise take minutes and
+    gigabytes before giving up (issue 12's bound: 10 s, 1 GB)."""
+    if _VEC_FROM < types.bound < 1 << 62:
+        return _LineDPVec(table, n_real, types, limit)
+    T = len(types.size)
+    return _LineDP(table, n_real, types, min(limit, _TUPLE_CELLS // (T * T)) if T > 20 else limit)
+
+
+# Tuple-DP work allowed to blocks of more than 20 slot types (states x T**2).
+_TUPLE_CELLS = 40_000_000
+
 # State-space bound (product of type sizes + 1) above which the numpy DP is used.
 _VEC_FROM = 2048
 
@@ -814,8 +829,7 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
         tries.reverse()
     for order, table, n_real, types in tries:
         try:
-            cls = _LineDPVec if _VEC_FROM < types.bound < 1 << 62 else _LineDP
-            dp = cls(table, n_real, types, limit)
+            dp = _line_dp(table, n_real, types, limit)
         except _TooBig:
             continue
         return _Counted(raw, real_rows, real_cols, dp.count, True, order, dp)
@@ -829,8 +843,7 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
         if types.bound > limit and _states_bound(table, range(n_real), limit) > limit:
             continue  # certainly too big: not worth the try
         try:
-            cls = _LineDPVec if _VEC_FROM < types.bound < 1 << 62 else _LineDP
-            dp = cls(table, n_real, types, limit)
+            dp = _line_dp(table, n_real, types, limit)
         except _TooBig:
             continue
         return _Counted(raw, real_rows, real_cols, dp.count, True, order + "-frontier", dp, lines)
