@@ -85,16 +85,17 @@ index = chosen = r, counter = position of the first word of the accepted
 group, rejected = number of rejected groups, and context {"block": k,
 "count": count, "rows": [players], "cols": [powers], "order": ...}.
 
-Fallback (not exactly uniform)
-------------------------------
-If a block is too big to count in either order (more than `count_limit`
-states, only for pathological tables), its players are taken in increasing
-player number; each real player gets a power drawn uniformly (stream.choice,
-recorded as "<what> (fallback)") among the powers still open to him such that
-the rest of the block can still be completed co-optimally ("nothing" last,
-one option). This is reproducible and always co-optimal, but not uniform
-over the block's assignments; the Block says exact=False and its count is
-only a lower bound (Gibson's bound for fully indecomposable 0-1 matrices).
+Blocks too big to count
+-----------------------
+If counting passes `count_limit` states in both orders, the same lines are
+tried in a frontier order (_frontier_order; order "players-frontier" or
+"powers-frontier", the lines recorded in the draw's context "lines"). If
+that fails too, the block is drawn by the exact sampler
+(judge/methods/matching_sampler.py), keyed by two words of the stream: the
+draw is exactly uniform all the same, but its count is only estimated, with
+bounds (Block.exact False, low <= count <= high, order "sampled"). Past
+`work_limit` operations the solver raises TooHard rather than run for
+minutes. docs/preference.md ("Blocks too big to count") has the proof.
 
 Pure: no I/O, no clock, no global randomness.
 """
