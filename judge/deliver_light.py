@@ -26,11 +26,11 @@ from pathlib import Path
 
 from judge.config import Config
 from judge.mail.inbound import dedup_key_of
+from judge.store.revisions import head_revisions  # stdlib only, as the store reads them
 
 log = logging.getLogger(__name__)
 
 SOURCE = "deliver"  # inbound_messages.source of a piped mail, as Judge.receive(raw, "deliver") writes it
-VERSIONS = Path(__file__).resolve().parent / "store" / "migrations" / "versions"
 # The engine's SQLite busy timeout (judge.store.db.make_engine), unless the
 # URL sets ?timeout=.
 SQLITE_TIMEOUT = 30.0
@@ -38,29 +38,6 @@ SQLITE_TIMEOUT = 30.0
 
 class FullPathNeeded(Exception):
     """This store is not for the light path (nothing was written)."""
-
-
-# -- the newest migration --------------------------------------------------
-# As judge.store.db.head_revisions reads it (that module imports SQLAlchemy);
-# tests/test_deliver_light.py checks the two agree.
-_REVISION = re.compile(r"^revision\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
-_DOWN_REVISION = re.compile(r"^down_revision\s*=\s*(.*)$", re.MULTILINE)
-_QUOTED = re.compile(r"['\"]([^'\"]+)['\"]")
-
-
-def head_revisions() -> set[str] | None:
-    """The newest migrations (those no other one follows); None when a
-    migration file does not say its revisions plainly."""
-    revisions: set[str] = set()
-    followed: set[str] = set()
-    for path in VERSIONS.glob("*.py"):
-        source = path.read_text(encoding="utf-8")
-        revision, down = _REVISION.search(source), _DOWN_REVISION.search(source)
-        if revision is None or down is None:
-            return None
-        revisions.add(revision.group(1))
-        followed.update(_QUOTED.findall(down.group(1)))
-    return (revisions - followed) or None
 
 
 # -- the URL ----------------------------------------------------------------

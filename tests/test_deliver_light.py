@@ -118,10 +118,6 @@ def test_urls_the_light_path_does_not_read_go_the_full_path(tmp_path, url):
         deliver_light.store(config, make_mail("a@example.test", "LIST"), None)
 
 
-def test_the_light_path_reads_the_head_migration_as_the_store_does():
-    assert deliver_light.head_revisions() == head_revisions()
-
-
 @pytest.mark.parametrize("url", ["sqlite:////srv/judge/judge.sqlite3", "sqlite:///judge.sqlite3?timeout=5",
                                  "postgresql://judge:s3cret@db.example:5432/judge",
                                  "postgresql+psycopg://judge:p%40ss@127.0.0.1/judge",

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from sqlalchemy import Engine, create_engine, event, inspect, make_url, text
 from sqlalchemy.orm import Session, sessionmaker
+
+from judge.store.revisions import head_revisions  # noqa: F401  (also for the tests: one reading of the migrations)
 
 if TYPE_CHECKING:
     from alembic.config import Config as AlembicConfig
@@ -67,27 +68,6 @@ def upgrade(engine: Engine) -> None:
     from alembic import command
 
     command.upgrade(alembic_config(engine), "head")
-
-
-_REVISION = re.compile(r"^revision\s*=\s*['\"]([^'\"]+)['\"]", re.MULTILINE)
-_DOWN_REVISION = re.compile(r"^down_revision\s*=\s*(.*)$", re.MULTILINE)
-_QUOTED = re.compile(r"['\"]([^'\"]+)['\"]")
-
-
-def head_revisions() -> set[str] | None:
-    """The newest migrations (those no other one follows), read from the
-    files' `revision = '...'` and `down_revision = ...` lines; None when a
-    file does not say them plainly (then alembic itself decides)."""
-    revisions: set[str] = set()
-    followed: set[str] = set()
-    for path in (MIGRATIONS / "versions").glob("*.py"):
-        source = path.read_text(encoding="utf-8")
-        revision, down = _REVISION.search(source), _DOWN_REVISION.search(source)
-        if revision is None or down is None:
-            return None
-        revisions.add(revision.group(1))
-        followed.update(_QUOTED.findall(down.group(1)))
-    return (revisions - followed) or None
 
 
 def current_revisions(engine: Engine) -> set[str]:
