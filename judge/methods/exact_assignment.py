@@ -837,8 +837,8 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
     # The same lines in an order that keeps few slots half-used (sparse blocks
     # whose players come in an unlucky numbering): any fixed numbering of
     # the assignments serves a uniform draw, and the order is recorded.
-    for order, table, n_real, types in sorted(tries, key=lambda t: _frontier_order(t[1], t[2])[1]):
-        lines, _ = _frontier_order(table, n_real)
+    fronts = [(_frontier_order(table, n_real), order, table, n_real) for order, table, n_real, _ in tries]
+    for (lines, _), order, table, n_real in sorted(fronts, key=lambda f: f[0][1]):  # the narrower first
         table = [table[x] for x in lines] + table[n_real:]
         types = _slot_types([tuple(x) for x in zip(*table)], col_dummy if order == "players" else row_dummy)
         if types.bound > limit and _states_bound(table, range(n_real), limit) > limit:
