@@ -1,0 +1,193 @@
+"""A line of a mail -> a Lowest Unique Integer command (grammars/lui.lark).
+
+The grammar is loaded once (LALR, commands built while parsing). A line it
+refuses raises LuiSyntaxError, the judge's CommandSyntaxError: line, column,
+what was expected there and what stood there instead.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from lark import Lark, LarkError, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+
+from judge.resources import data_dir
+from judge.syntax.errors import CommandSyntaxError
+
+MAX_LINE_LENGTH = 1000
+
+
+class LuiSyntaxError(CommandSyntaxError):
+    """A line that is no LUI command."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Command:
+    # Where the command stood in its mail; not part of what it means.
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
+
+
+@dataclass(frozen=True)
+class Bid(Command):
+    seat: str  # upper case; checked against the board by the engine
+    amount: int | None  # None: not a whole number (refused by rule 2)
+    written: str  # the amount as written
+
+
+@dataclass(frozen=True)
+class Buy(Command):
+    count: int = 1
+
+
+@dataclass(frozen=True)
+class ShowBoard(Command):
+    pass
+
+
+@dataclass(frozen=True)
+class ChooseEc(Command):
+    name: str
+
+
+@dataclass(frozen=True)
+class GiveTol(Command):
+    name: str
+
+
+@dataclass(frozen=True)
+class SetBoardMail(Command):
+    on: bool
+
+
+@dataclass(frozen=True)
+class SetPrize(Command):
+    """The GM's: what winning `seat` gives."""
+
+    seat: str
+    garnets: int
+    priority: int
+
+
+_EXPECTED = {
+    "SEAT": "a seat's letter (like Z)",
+    "AMOUNT": "a number of chips",
+    "COUNT": "a whole number",
+    "ONOFF": "ON or OFF",
+    "NAME": "a player's name",
+    "$END": "the end of the line",
+}
+_COMMANDS = "a command (BID, BUY, BOARD, EC, GIVE TOL, SET BOARD MAIL, SET PRIZE)"
+
+
+def _whole(text: str) -> int | None:
+    body = text[1:] if text[:1] in "+-" else text
+    return int(text) if body.isdigit() else None
+
+
+class _ToCommands(Transformer):
+    def start(self, c):
+        return c[-1]
+
+    def bid(self, c):
+        seat, amount = (c[0], c[1]) if c[0].type == "SEAT" else (c[1], c[0])
+        return Bid(seat=str(seat).upper(), amount=_whole(str(amount)), written=str(amount))
+
+    def buy(self, c):
+        return Buy(count=1 if c[0] is None else int(c[0]))
+
+    def board(self, c):
+        return ShowBoard()
+
+    def ec(self, c):
+        return ChooseEc(name=str(c[0]))
+
+    def give_tol(self, c):
+        return GiveTol(name=str(c[0]))
+
+    def set_board_mail(self, c):
+        return SetBoardMail(on=str(c[0]).upper() == "ON")
+
+    def set_prize(self, c):
+        return SetPrize(seat=str(c[0]).upper(), garnets=int(c[1]), priority=int(c[2]))
+
+
+@cache
+def _parser() -> Lark:
+    text = (data_dir("grammars") / "lui.lark").read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToCommands())
+
+
+def _describe(expected: set[str]) -> str:
+    names, keywords = [], []
+    for term in sorted(expected):
+        if term in _EXPECTED:
+            names.append(_EXPECTED[term])
+            continue
+        try:
+            value = getattr(_parser().get_terminal(term).pattern, "value", term)
+        except KeyError:
+            continue
+        keywords.append(value.upper() if value.isalpha() else f"'{value}'")
+    if {"BID", "BUY", "BOARD"} <= set(keywords):
+        return _COMMANDS
+    if keywords:
+        names.append("one of " + ", ".join(sorted(set(keywords))) if len(keywords) > 1 else keywords[0])
+    return " or ".join(names) if names else "something else"
+
+
+def parse_line(text: str, line_no: int = 1) -> Command:
+    """One line (without its newline) -> its command; LuiSyntaxError if it
+    is none. Never raises anything else."""
+    line = text.rstrip("\r\n")
+    if len(line) > MAX_LINE_LENGTH:
+        raise LuiSyntaxError(line_no, 1, line[:80] + "...", f"a line of at most {MAX_LINE_LENGTH} characters",
+                             "Split it: one command per line.")
+    # Every kind of white space counts as one blank (columns stay true).
+    line = "".join(" " if ch.isspace() or ch == "\ufeff" else ch for ch in line)
+    for i, ch in enumerate(line):
+        if not ch.isprintable():
+            raise LuiSyntaxError(line_no, i + 1, line.replace(ch, "\ufffd"), "visible text",
+                                 f"The character U+{ord(ch):04X} cannot stand here; delete it.")
+    try:
+        command = _parser().parse(line)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, line, line_no) from err
+    except LarkError as err:
+        raise LuiSyntaxError(line_no, 1, line, _COMMANDS, "The judge could not read this line.") from err
+    column = len(line) - len(line.lstrip()) + 1
+    return type(command)(**{**command.__dict__, "line": line_no, "column": column})
+
+
+def parse_lines(text: str) -> list[tuple[int, Command | LuiSyntaxError]]:
+    """Every line of `text` that is not blank, in order, with its number:
+    its command, or the error that refused it."""
+    out: list[tuple[int, Command | LuiSyntaxError]] = []
+    for k, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            out.append((k, parse_line(line, k)))
+        except LuiSyntaxError as err:
+            out.append((k, err))
+    return out
+
+
+def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> LuiSyntaxError:
+    end = len(line.rstrip()) + 1
+    column = getattr(err, "column", end)
+    if not isinstance(column, int) or not 1 <= column <= len(line):
+        column = end
+    if isinstance(err, UnexpectedToken):
+        expected = set(err.accepts or err.expected)
+        if err.token.type == "$END":
+            column = end
+    elif isinstance(err, UnexpectedCharacters):
+        expected = set(err.allowed or ())
+    else:  # pragma: no cover - lark's other errors
+        expected = set()
+    expected = {"$END" if t == "<END-OF-FILE>" else t for t in expected}
+    rest = line[column - 1:].split(None, 1) if column < end else []
+    hint = f"Instead '{rest[0][:20]}'." if rest else "Instead the line ends."
+    return LuiSyntaxError(line_no, column, line, _describe(expected) if expected else _COMMANDS, hint)
