@@ -5,6 +5,7 @@ resolving it with its (pure) method, and queuing the mails that follow.
 from __future__ import annotations
 
 import json
+import logging
 from dataclasses import dataclass
 from functools import lru_cache
 from datetime import datetime, timedelta
@@ -26,6 +27,8 @@ from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
 
+
+log = logging.getLogger(__name__)
 
 # Built once: every SIGNON and LIST ?game looks a game up by name.
 _GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
@@ -248,9 +251,34 @@ def committed_seed(session: Session, game: Game) -> tuple[bytes, list[list[str]]
     return resolution_seed(bytes.fromhex(game.secret_seed), entropy), entropy
 
 
-def resolve_game(session: Session, config: Config, game: Game, now: datetime,
-                 seed: bytes | None = None) -> Resolution:
-    """Resolve the game now and queue the results to everybody at once."""
+class AssignmentRefused(Exception):
+    """The preference solver refused to draw the assignment: a tied block
+    too big to count whose exact draw would pass the solver's work limit
+    (exact_assignment.TooHard). No bug: the lists are legal, the master
+    chooses how to go on (SET PRFRAND, or a change of the game;
+    docs/preference.md, "Bounded work"). Raised before anything of the
+    resolution is written, so the game is left as it was."""
+
+    def __init__(self, players: int, powers: int, limit: str, detail: str) -> None:
+        super().__init__(detail)
+        self.players, self.powers = players, powers
+        self.limit = limit  # "work", or "precision" (a step finer than the sampler's words)
+        self.detail = detail  # the solver's own sentence, for the log and the audit
+
+
+@dataclass(frozen=True)
+class Drawn:
+    """A game's resolution computed, not yet written (draw_resolution)."""
+
+    data: dict[str, Any]
+    seed: bytes
+    reveal: dict[str, Any] | None
+    result: dict[str, Any]
+
+
+def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> Drawn:
+    """Compute the game's resolution without writing anything: a refusal
+    (AssignmentRefused) leaves the store and the game untouched."""
     get_method(game.method)  # a game with an unknown method must not get here
     data = resolver_input(session, game)
     reveal = None
@@ -258,7 +286,68 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
         seed, entropy = committed_seed(session, game)
         reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": entropy}
     seed = seed or rng.new_seed()
-    result = run_resolution(data, seed)
+    try:
+        result = run_resolution(data, seed)
+    except ValueError as err:
+        refusal = _as_refusal(err)
+        if refusal is None:
+            raise
+        # One line for the operator per refusal, whichever path met it (a
+        # deadline, START, PROCESS, the start by itself).
+        log.info("?%s: assignment refused: %d players tie among %d powers; the exact draw passed the "
+                 "solver's %s limit (the master is told)", game.name, refusal.players, refusal.powers,
+                 refusal.limit)
+        raise refusal from err
+    return Drawn(data, seed, reveal, result)
+
+
+def _as_refusal(err: ValueError) -> AssignmentRefused | None:
+    """The solver's TooHard as an AssignmentRefused; None for any other
+    error (a bug, which must still quarantine the game)."""
+    # Imported here: the solver (and numpy) loads only for a preference
+    # resolution, and has then been loaded by the call that raised.
+    from judge.methods.exact_assignment import TooHard
+
+    if not isinstance(err, TooHard):
+        return None
+    # TooHard says which limit only in its sentence ("passed the solver's
+    # precision limit"), unless it comes to keep it as `reason`; the work
+    # limit is the one met in practice.
+    limit = getattr(err, "reason", None) or ("precision" if "precision limit" in str(err) else "work")
+    return AssignmentRefused(err.players, err.powers, limit, str(err))
+
+
+def record_refusal(session: Session, game: Game, now: datetime, refusal: AssignmentRefused,
+                   **data: Any) -> None:
+    """The refusal in the game's audit trail (`judge log GAME`)."""
+    audit.record(session, now, "assignment_refused", game_id=game.id, players=refusal.players,
+                 powers=refusal.powers, limit=refusal.limit, detail=refusal.detail, **data)
+
+
+def refusal_text(config: Config, game: Game, refusal: AssignmentRefused, command: str) -> str:
+    """What the master reads about a refusal, and what to send: `command`
+    is the one that resolves the game in its state (START, or PROCESS)."""
+    return render("gm/assignment_refused.txt.j2", game=game, refusal=refusal, command=command,
+                  forming=game.state == "forming", docs_url=config.docs_url).strip()
+
+
+def tell_assignment_delayed(session: Session, config: Config, now: datetime, game: Game, when: str) -> None:
+    """The players (and observers) of a game the judge tried to start by
+    itself, at its deadline or when its last player joined, were promised
+    the results: one short mail each says they come later."""
+    for p in [*active_players(game), *observers(game)]:
+        notify(session, config, now, "player/assignment_delayed.txt.j2", [p.address], game=game,
+               when=when, can_change=game.state == "forming" and p.status == "active")
+
+
+def resolve_game(session: Session, config: Config, game: Game, now: datetime,
+                 seed: bytes | None = None, drawn: Drawn | None = None) -> Resolution:
+    """Resolve the game now and queue the results to everybody at once.
+    `drawn`: the resolution draw_resolution computed already (else it is
+    computed here; AssignmentRefused then comes before any write)."""
+    if drawn is None:
+        drawn = draw_resolution(session, game, seed)
+    data, seed, reveal, result = drawn.data, drawn.seed, drawn.reveal, drawn.result
     resolution = Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
                             result=result, reveal=reveal, created_at=now)
     session.add(resolution)

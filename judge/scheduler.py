@@ -21,7 +21,8 @@ from sqlalchemy.orm import Session, sessionmaker
 from judge import audit, reminders
 from judge.config import Config
 from judge.failures import quarantine_game
-from judge.games import missing_players, notify, power_list, resolve_game, set_state, standings
+from judge.games import (AssignmentRefused, missing_players, notify, power_list, record_refusal, refusal_text,
+                         resolve_game, set_state, standings, tell_assignment_delayed)
 from judge.store.models import Event, Game, Player
 from judge.wording import plural
 
@@ -161,7 +162,7 @@ def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) ->
     START would; if it cannot, its master is told why, once (the deadline is
     cleared: a new one, or START, goes on)."""
     from judge.commands import CommandRejected
-    from judge.commands.eml_start import begin
+    from judge.commands.eml_start import Refused, begin
 
     deadline = game.deadline
     # The players of a preference game who sent no list: the master hears
@@ -170,6 +171,8 @@ def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) ->
                if game.method == "preference" else [])
     try:
         done = begin(s, config, now, game)
+    except Refused as err:
+        return _refused_at_deadline(s, config, game, now, str(err), "START")
     except CommandRejected as err:
         game.deadline = None
         notify(s, config, now, "gm/deadline_not_started.txt.j2", [game.gm_address], game=game, deadline=deadline,
@@ -178,6 +181,20 @@ def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) ->
     notify(s, config, now, "gm/deadline_started.txt.j2", [game.gm_address], game=game, deadline=deadline,
            done=done, no_list=no_list)
     return f"{game.name}: started at its deadline"
+
+
+def _refused_at_deadline(s: Session, config: Config, game: Game, now: datetime, reason: str, command: str) -> str:
+    """The solver refused to draw the game's assignment at its deadline
+    (games.AssignmentRefused): no bug, so the game is not stuck. Nothing of
+    the resolution was written; the deadline is cleared, so that the next
+    pass does not try (and mail) again: the master's command, or a new
+    deadline, does. The master reads why and what to send; the players,
+    waiting for the results, that they come later."""
+    deadline, game.deadline = game.deadline, None
+    notify(s, config, now, "gm/deadline_not_started.txt.j2", [game.gm_address], game=game, deadline=deadline,
+           reason=reason, refused=True, command=command)
+    tell_assignment_delayed(s, config, now, game, "at its deadline")
+    return f"{game.name}: the assignment was refused at its deadline; the master was told"
 
 
 def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
@@ -223,5 +240,12 @@ def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> 
         game.missing_notified_at = now
         notify(s, config, now, "gm/missing.txt.j2", [game.gm_address], game=game, missing=missing)
         return f"{game.name}: waiting for the master ({len(missing)} missing)"
-    resolve_game(s, config, game, now)
+    try:
+        resolve_game(s, config, game, now)
+    except AssignmentRefused as refusal:
+        # Raised before resolve_game writes anything. A running game the
+        # solver cannot draw: as at a forming game's deadline, but PROCESS
+        # is what resolves it.
+        record_refusal(s, game, now, refusal, command="PROCESS")
+        return _refused_at_deadline(s, config, game, now, refusal_text(config, game, refusal, "PROCESS"), "PROCESS")
     return f"{game.name}: resolved"

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from judge import audit
 from judge.commands.base import CommandRejected, Context, handles
-from judge.commands.eml_start import begin
-from judge.games import active_players, notify, seats
+from judge.commands.eml_start import Refused, begin
+from judge.games import active_players, notify, seats, tell_assignment_delayed
 from judge.store.models import Game, Player
 from judge.syntax import nodes
 
@@ -57,12 +57,21 @@ def start_when_full(ctx: Context, game: Game, joined: Player | None = None) -> N
             notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
                    player=joined, count=len(active_players(game)), seats=seats(game), replacement=False)
         return
+    refused = False
     try:
         outcome, started = begin(ctx.session, ctx.config, ctx.now, game), True
+    except Refused as err:
+        # The solver refused to draw the assignment: the game stays forming
+        # and its master reads why and what to send. The players were told
+        # that the last one in starts the game: they hear that the results
+        # come later (after SET AUTO START the master, who sent it, decides).
+        outcome, started, refused = str(err), False, True
+        if joined is not None:
+            tell_assignment_delayed(ctx.session, ctx.config, ctx.now, game, "when its last player joined")
     except CommandRejected as err:  # e.g. settings it cannot start with
         outcome, started = str(err), False
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  auto_start="started" if started else "not started", outcome=outcome)
     notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
            player=joined, count=len(active_players(game)), seats=seats(game), replacement=False,
-           auto_start=outcome, started=started)
+           auto_start=outcome, started=started, refused=refused)

@@ -12,8 +12,11 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.config import Config
 from judge.deadlines import format_time
 from judge.games import (
+    AssignmentRefused,
+    Drawn,
     active_players,
     deadline_ahead,
+    draw_resolution,
     effective_params,
     is_auction,
     missing_players,
@@ -21,12 +24,34 @@ from judge.games import (
     observers,
     param_warnings,
     power_list,
+    record_refusal,
+    refusal_text,
     resolve_game,
     seats,
     set_state,
 )
 from judge.store.models import Game
 from judge.syntax import nodes
+
+
+class Refused(CommandRejected):
+    """START or PROCESS met the solver's refusal (games.AssignmentRefused):
+    the message is the master's explanation, and nothing of the resolution
+    was written. The start by itself and the deadline tell the players too."""
+
+    def __init__(self, text: str, refusal: AssignmentRefused) -> None:
+        super().__init__(text)
+        self.refusal = refusal
+
+
+def _drawn(session: Session, config: Config, now: datetime, game: Game, command: str) -> Drawn:
+    """The game's resolution, computed before anything is written; a refusal
+    is recorded and raised as Refused (what to send: `command`)."""
+    try:
+        return draw_resolution(session, game)
+    except AssignmentRefused as refusal:
+        record_refusal(session, game, now, refusal, command=command)
+        raise Refused(refusal_text(config, game, refusal, command), refusal) from refusal
 
 
 @handles(nodes.Start)
@@ -61,10 +86,13 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
                 f"third party {game.params['third_party']} takes it from here. Deadline: "
                 f"{format_time(game.deadline)}")
     if not is_auction(game):
-        # Preference lists are in already: the assignment is made now.
+        # Preference lists are in already: the assignment is made now. It is
+        # drawn before the game changes, so that a refusal (Refused) leaves
+        # the game forming, as it was: the master may SET PRFRAND and START.
+        drawn = _drawn(session, config, now, game, "START")
         set_state(session, game, "bidding", now)
         game.started_at = now
-        resolve_game(session, config, game, now)
+        resolve_game(session, config, game, now, drawn=drawn)
         return f"?{game.name} started: powers assigned; results sent to all {len(players)} players and to you"
     deadline_ahead(config, game, now)
     set_state(session, game, "bidding", now)
@@ -100,6 +128,7 @@ def process(ctx: Context, node: nodes.Process) -> str:
         raise CommandRejected(
             f"no bids yet from {who}. Decide for each first: EJECT player, REPLACE player newaddress, "
             f"or NO PREFERENCE FOR player")
-    resolution = resolve_game(ctx.session, ctx.config, game, ctx.now)
+    drawn = _drawn(ctx.session, ctx.config, ctx.now, game, "PROCESS")
+    resolution = resolve_game(ctx.session, ctx.config, game, ctx.now, drawn=drawn)
     assignment = resolution.result["assignment"]
     return f"?{game.name} resolved; results sent to all {len(assignment)} players and to you"
