@@ -207,7 +207,8 @@ def test_rule_1_not_on_a_seat_with_your_own_bid():
 def test_rule_2_a_positive_integer(amount, words):
     g = Game()
     r = g.no("reds", f"BID Z {amount}", 1, "2")
-    assert r.message == f"Rule 2: A bid may only be a positive integer amount, that's larger than the current bid. {words}"
+    assert r.message == ("Rule 2: A bid may only be a positive integer amount, that's larger than the current bid. "
+                         + words)
 
 
 def test_rule_2_larger_than_the_current_bid():
@@ -389,7 +390,7 @@ def test_f8_pregame_bids_close_an_hour_before_the_results():
     g.ok("reds", "BID Z 5", -1.5)
     r = g.no("ann", "BID Y 4", -1, "phase")
     assert "Pregame bids closed at -1 h; the auction opens at 0 h." == r.message
-    g.ok("ann", "BUY 0" if False else "BOARD", -0.5)
+    g.ok("ann", "BOARD", -0.5)
     g.tick(0)
     assert g.state.standing_on("Z").ends_at == 24  # "expiring the next deadline"
 

@@ -146,16 +146,21 @@ def test_a_live_game_ticked_at_odd_times_and_its_replay_agree():
     g = Game("F8", players=("a", "b", "c", "d"), garnets={"a": 4, "b": 1})
     g.ok("a", "BID Z 5", -20)
     g.ok("b", "BID Z 7", -10)
-    g.ok("c", "BUY" if False else "BOARD", -5)
+    g.ok("c", "BOARD", -5)
     g.tick(0.25)
     g.ok("c", "BID Y 3", 1)
     g.tick(13.7)
     g.send("d", "BID Y 3", 14)
     g.ok("a", "BUY 2", 15)
     g.ok("a", "BID Y 17", 16)
-    g.tick(80)
-    g.ok("a", "EC c", 81) if g.state.phase == engine.EC and g.state.ec_chooser == "a" else None
-    g.run_out()
+    g.tick(50)  # Y won at 40: the game is over, b has until 64 to choose the EC
+    # b won Z with 7, the lowest: 1 ToL, and 3 for Z's unclaimed neighbours
+    # (a won Y); c and d kept their 16 chips.
+    assert (g.state.winner, g.state.ec_candidates, dict(g.state.tol_awarded)) == ("b", ("c", "d"), {"b": 4, "a": 1})
+    g.ok("b", "EC c", 51)
+    g.ok("b", "GIVE TOL d", 52)
+    assert g.state.phase == engine.FINISHED
+    g.tick(100)
     assert run(g.replay_data(until=g.state.clock)).state == g.state
 
 

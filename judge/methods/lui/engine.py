@@ -179,12 +179,12 @@ def new_game(settings: Settings, players: Sequence[str], *, garnets: Mapping[str
     for label, table in (("garnets", garnets), ("priority", priority)):
         unknown = sorted(set(table) - set(names))
         if unknown:
-            raise GameError(f"{label} given for {', '.join(map(str, unknown))}, who {'is' if len(unknown) == 1 else 'are'} "
-                            "not a player")
+            who = "is not a player" if len(unknown) == 1 else "are not players"
+            raise GameError(f"{label} given for {', '.join(map(str, unknown))}, who {who}")
         for n, v in table.items():
             if not isinstance(v, int) or isinstance(v, bool) or (label == "garnets" and v < 0):
-                raise GameError(f"{n}'s {label} must be a whole number{' (not negative)' if label == 'garnets' else ''}, "
-                                f"not {v!r}")
+                sign = " (not negative)" if label == "garnets" else ""
+                raise GameError(f"{n}'s {label} must be a whole number{sign}, not {v!r}")
     roster = tuple(Player(n, settings.starting_chips, garnets.get(n, 0), priority.get(n, 0)) for n in names)
     previous = tuple(tuple((str(k), int(v)) for k, v in dict(s).items()) for s in previous_priority)
     return State(settings=settings, players=roster, start=roster, previous_priority=previous,
@@ -385,6 +385,7 @@ class GameFinished(Event):
 def apply(state: State, player: str | None, command: Command, at: float) -> tuple[State, tuple[Event, ...]]:
     """`player` (None for the GM) sends `command` at `at`. Ticks to `at`
     first; returns the new state and the events, the tick's first."""
+    at = float(at)
     state, events = tick(state, at)
     handler = _HANDLERS.get(type(command))
     if handler is None:
@@ -433,7 +434,8 @@ def _bid(state: State, player: str | None, cmd: Bid, at: float) -> tuple[State, 
         if bad:
             return _no(state, at, player, "2", bad, cmd)
         old = next((b for b in state.pregame_bids if b.player == player), None)
-        bids = tuple(b for b in state.pregame_bids if b.player != player) + (PregameBid(player, cmd.seat, cmd.amount, at),)
+        new = PregameBid(player, cmd.seat, cmd.amount, at)
+        bids = tuple(b for b in state.pregame_bids if b.player != player) + (new,)
         return replace(state, pregame_bids=bids), (PregameBidTaken(at, player, cmd.seat, cmd.amount, old),)
     refusal = _check(state, player, cmd)
     if refusal:
@@ -484,14 +486,18 @@ def _check(state: State, player: str, cmd: Bid) -> tuple[str, str] | None:
     if total > chips:
         if mine:
             listed = ", ".join(f"{s.seat} {s.amount}" for s in mine)
-            return "3", (f"{_RULE['3']} You have {chips} chips; your standing bids ({listed}) and this one "
+            return "3", (f"{_RULE['3']} You have {_chips(chips)}; your standing bids ({listed}) and this one "
                          f"({amount}) would add up to {total}.")
-        return "3", f"{_RULE['3']} You have {chips} chips; a bid of {amount} is more."
+        return "3", f"{_RULE['3']} You have {_chips(chips)}; a bid of {amount} is more."
     clash = _clash(state, amount)
     if clash is not None:
         lowest = _lowest_free(state, seat)
         return "4", f"{_RULE['4']} {amount} is {clash}. The lowest bid on {seat} that matches none is {lowest}."
     return None
+
+
+def _chips(n: int) -> str:
+    return f"{n} chip{'' if n == 1 else 's'}"
 
 
 def _clash(state: State, amount: int) -> str | None:
@@ -693,6 +699,7 @@ def next_tick(state: State) -> float | None:
 
 def tick(state: State, at: float) -> tuple[State, tuple[Event, ...]]:
     """Fire everything due up to `at`, each at its own time, in time order."""
+    at = float(at)
     if at < state.clock:
         raise GameError(f"the clock runs backwards: {at} is before {state.clock}")
     events: list[Event] = []
