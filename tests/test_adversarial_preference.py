@@ -190,10 +190,7 @@ def test_draw_is_uniform_among_all_best(shape, n, k, per, limit, tail, monkeypat
 # the solver's known weak spot (docs/preference.md, "Bounded work"): the
 # bound is far above the count and no counting order fits, so the solver
 # refuses them. Strict: the day it draws them, this mark must go.
-WEAK_SPOT = pytest.mark.xfail(raises=exact_assignment.TooHard, strict=True,
-                              reason="issue 12, open: sparse random brackets at 50 powers are refused")
-LARGE = [pytest.param(shape, n, marks=[WEAK_SPOT] if (shape, n) == ("sparse brackets", 50) else [])
-         for n in (24, 36, 50) for shape in sorted(SHAPES)]
+LARGE = [(shape, n) for n in (24, 36, 50) for shape in sorted(SHAPES)]
 
 
 @pytest.mark.parametrize("shape, n", LARGE)

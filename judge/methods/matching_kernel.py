@@ -1,4 +1,5 @@
-"""The sampler's trial loop (judge/methods/matching_sampler.py, `_trials`),
+"""The sampler's frontier builder and trial loop (judge/methods/
+matching_sampler.py, `_frontier` and `_trials`),
 compiled with numba: the same source, so the same result bit for bit (IEEE
 doubles, no fast-math; tests/test_matching_sampler.py checks it), some 100x
 faster. Loaded only for blocks of matching_sampler.COMPILED_FROM rows or
@@ -10,7 +11,14 @@ from numba import njit
 
 from judge.methods import matching_sampler
 
-_helpers = {name: njit(cache=True)(getattr(matching_sampler, name)) for name in ("_child", "_tail_per", "_tail_draw")}
-# _trials calls its helpers by their global names: compile it against the compiled ones.
-_source = matching_sampler._trials
-trials = njit(cache=True)(type(_source)(_source.__code__, {**_source.__globals__, **_helpers}, _source.__name__))
+# Each function is compiled against the compiled versions of the helpers it
+# calls by their global names, helpers first.
+_compiled: dict = {}
+for _name in ("_child", "_fix", "_line", "_reset", "_heap_better", "_tail_per", "_tail_draw", "_node_state",
+              "_frontier", "_paths", "_trials"):
+    _source = getattr(matching_sampler, _name)
+    _compiled[_name] = njit(cache=True)(type(_source)(_source.__code__, {**_source.__globals__, **_compiled},
+                                                      _source.__name__))
+frontier = _compiled["_frontier"]
+paths = _compiled["_paths"]
+trials = _compiled["_trials"]

@@ -52,6 +52,7 @@ by time.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from decimal import Decimal, localcontext
 from fractions import Fraction
@@ -76,6 +77,15 @@ TAIL = 12
 # accepted in all, or a quarter of the draw's work more (the bounds are
 # rigorous; the estimate is only a guide, and the draw must stay quick).
 ESTIMATE_ACCEPTS = 32
+# Live nodes of the frontier the trials start from (docs/preference.md, "The
+# frontier"): its bound, the sum of theirs, sets the number of trials. The
+# first phase's frontier, the largest, and the Python loop's (small blocks).
+FRONTIER_FIRST = 1 << 12
+FRONTIER = 1 << 16
+FRONTIER_SMALL = 16
+# A phase runs trials for up to this many times its frontier's work before
+# the next phase builds a frontier four times larger.
+PHASE_TRIALS = 4
 
 __all__ = ["Sampled", "TooHard", "bound", "sample"]
 
@@ -98,6 +108,7 @@ class Sampled:
     trials: int  # trials run up to the accepted one
     words: int  # sampler words used up to the accepted one
     work: int  # operation count, up to the accepted one
+    frontier: int = 1  # live nodes of the frontier the trials started from
 
 
 # --------------------------------------------------------------------------
@@ -148,22 +159,54 @@ def bound(a: np.ndarray) -> float:
 # --------------------------------------------------------------------------
 
 
-def _child(a, G, F, rsum, csum, ra, ca, i, j, R, C, m):
-    """min(R, C) of the matrix without row i and column j, from the current
-    R and C; 0.0 when that matrix has an empty row or column."""
+def _child(G, F, rsum, csum, ra, ca, rp, rx, cp, cx, i, j, R, C):
+    """R and C of the matrix without row i and column j, from the current R
+    and C (the lines through i and j lose one each, F[r] = G[r-1] / G[r]);
+    (0.0, 0.0) when that matrix has an empty row or column."""
     rc = R / G[rsum[i]]
-    for k in range(m):
-        if k != i and ra[k] and a[k, j]:
+    for t in range(cp[j], cp[j + 1]):
+        k = cx[t]
+        if k != i and ra[k]:
             if rsum[k] == 1:
-                return 0.0
+                return 0.0, 0.0
             rc *= F[rsum[k]]
     cc = C / G[csum[j]]
-    for x in range(m):
-        if x != j and ca[x] and a[i, x]:
+    for t in range(rp[i], rp[i + 1]):
+        x = rx[t]
+        if x != j and ca[x]:
             if csum[x] == 1:
-                return 0.0
+                return 0.0, 0.0
             cc *= F[csum[x]]
-    return rc if rc <= cc else cc
+    return rc, cc
+
+
+def _fix(i, j, match, ra, ca, rsum, csum, rp, rx, cp, cx):
+    """Row i takes column j: both leave, and the lines through them lose one."""
+    match[i] = j
+    ra[i] = False
+    ca[j] = False
+    for t in range(cp[j], cp[j + 1]):
+        if ra[cx[t]]:
+            rsum[cx[t]] -= 1
+    for t in range(rp[i], rp[i + 1]):
+        if ca[rx[t]]:
+            csum[rx[t]] -= 1
+
+
+def _line(rsum, csum, ra, ca, by_column, m):
+    """The column (by_column) or row left with the fewest ones, lowest number
+    first: the line a node is expanded along."""
+    line = -1
+    fewest = m + 1
+    for x in range(m):
+        if by_column:
+            if ca[x] and csum[x] < fewest:
+                fewest = csum[x]
+                line = x
+        elif ra[x] and rsum[x] < fewest:
+            fewest = rsum[x]
+            line = x
+    return line
 
 
 def _tail_per(a, ra, ca, skip_i, skip_j, m, f, rows, cols):
@@ -232,27 +275,198 @@ def _tail_draw(a, f, rows, cols, k, match, words, pos):
     return pos
 
 
-def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn, tail, tailper):
+def _reset(rsum0, csum0, ra, ca, rsum, csum, match, m):
+    """The trial state at the root: every line, the root's line sums."""
+    for x in range(m):
+        ra[x] = True
+        ca[x] = True
+        match[x] = -1
+        rsum[x] = rsum0[x]
+        csum[x] = csum0[x]
+
+
+def _node_state(node, par, fi, fj, rsum0, csum0, ra, ca, rsum, csum, match, rp, rx, cp, cx, m):
+    """Set the state to frontier node `node`'s: the root's, then the pairs
+    on the path up from the node fixed (a row still to be fixed higher up
+    may lose ones on the way: it leaves, so they are never read). Returns
+    the node's depth (pairs fixed)."""
+    _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
+    depth = 0
+    v = node
+    while v > 0:
+        _fix(fi[v], fj[v], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+        depth += 1
+        v = par[v]
+    return depth
+
+
+def _paths(par, fi, fj, lnode, ptr, pi, pj):
+    """Each live node's pairs from the root down, stored one after the other
+    (live node t: pi, pj[ptr[t]:ptr[t + 1]]), so that a trial reads its
+    node's path in one sweep rather than hopping from parent to parent
+    through the whole tree."""
+    n_live = lnode.shape[0]
+    ptr[0] = 0
+    for t in range(n_live):
+        d = 0
+        v = lnode[t]
+        while v > 0:
+            d += 1
+            v = par[v]
+        ptr[t + 1] = ptr[t] + d
+        v = lnode[t]
+        k = ptr[t + 1]
+        while v > 0:
+            k -= 1
+            pi[k] = fi[v]
+            pj[k] = fj[v]
+            v = par[v]
+
+
+def _heap_better(fU, x, y):
+    """Node x comes out of the frontier's heap before node y."""
+    return fU[x] > fU[y] or (fU[x] == fU[y] and x < y)
+
+
+def _frontier(a, G, F, rp, rx, cp, cx, rsum0, csum0, tail, K, work_limit, par, fi, fj, fU, fR, fC, leaf,
+              heap, ra, ca, rsum, csum, match, f, rows, cols):
+    """The frontier (docs/preference.md, "The frontier"): from the root (node
+    0, the whole block), expand the live node with the largest bound (lowest
+    number on ties) into its children along the line a trial would take
+    there, as long as fewer than K nodes are live, the node arrays have room
+    for one more expansion and work_limit is not reached. Node v fixes row
+    fi[v] to column fj[v] below its parent par[v]; fR, fC, fU: R, C and U
+    there as a trial carries them (fU: the exact count from the tail's
+    first row on, and such a node is not expanded); leaf[v]: live. Returns
+    (nodes, work). The live nodes' matchings are exactly the block's, each
+    in one node, and their bounds sum to at most U(root): the sampler
+    draws a node first, then a trial from it."""
+    m = a.shape[0]
+    cap = par.shape[0]
+    R = 1.0
+    for i in range(m):
+        R *= G[rsum0[i]]
+    C = 1.0
+    for j in range(m):
+        C *= G[csum0[j]]
+    par[0] = -1
+    fi[0] = -1
+    fj[0] = -1
+    fR[0] = R
+    fC[0] = C
+    fU[0] = R if R <= C else C
+    leaf[0] = True
+    n = 1
+    nh = 0
+    work = 2 * m
+    if m > tail:
+        heap[0] = 0
+        nh = 1
+    live = 1
+    while nh > 0 and live < K and n + m <= cap and work < work_limit:
+        v = heap[0]  # pop the largest bound
+        nh -= 1
+        heap[0] = heap[nh]
+        h = 0
+        while 2 * h + 1 < nh:
+            c = 2 * h + 1
+            if c + 1 < nh and _heap_better(fU, heap[c + 1], heap[c]):
+                c += 1
+            if not _heap_better(fU, heap[c], heap[h]):
+                break
+            t = heap[c]
+            heap[c] = heap[h]
+            heap[h] = t
+            h = c
+        depth = _node_state(v, par, fi, fj, rsum0, csum0, ra, ca, rsum, csum, match, rp, rx, cp, cx, m)
+        R = fR[v]
+        C = fC[v]
+        by_column = R <= C
+        line = _line(rsum, csum, ra, ca, by_column, m)
+        work += m * 2
+        exact = m - depth - 1 <= tail  # the children lie in the exact tail: their counts
+        born = 0
+        lo, hi = (cp[line], cp[line + 1]) if by_column else (rp[line], rp[line + 1])
+        for t in range(lo, hi):
+            if by_column:
+                i, j = cx[t], line
+                if not ra[i]:
+                    continue
+            else:
+                i, j = line, rx[t]
+                if not ca[j]:
+                    continue
+            rc = 0.0
+            cc = 0.0
+            if exact:
+                per, k = _tail_per(a, ra, ca, i, j, m, f, rows, cols)
+                w = float(per)
+                work += (1 << k) * k
+            else:
+                rc, cc = _child(G, F, rsum, csum, ra, ca, rp, rx, cp, cx, i, j, R, C)
+                w = rc if rc <= cc else cc
+                work += rp[i + 1] - rp[i] + cp[j + 1] - cp[j]
+            if w <= 0.0:
+                continue
+            par[n] = v
+            fi[n] = i
+            fj[n] = j
+            fR[n] = rc
+            fC[n] = cc
+            fU[n] = w
+            leaf[n] = True
+            born += 1
+            if not exact:  # into the heap
+                h = nh
+                heap[h] = n
+                nh += 1
+                while h > 0 and _heap_better(fU, heap[h], heap[(h - 1) // 2]):
+                    p = (h - 1) // 2
+                    t2 = heap[p]
+                    heap[p] = heap[h]
+                    heap[h] = t2
+                    h = p
+            n += 1
+        leaf[v] = False
+        live += born - 1
+    return n, work
+
+
+def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn, tail, tailper,
+            rsum0, csum0, ptr, pi, pj, lR, lC, lhi, llo, lch, lcl, fnw, log2c):
     """Trials from words[pos] on, until one completes, the words run out or
-    work_limit is reached. Returns (status, pos, rejected, work):
-    0: a trial completed: match[row] = column; step s chose the width
-       whi[s] * 2**62 + wlo[s] (two words, wn[s] == 2) or whi[s] (one word)
-       out of 2**(62 * wn[s]); pos is after its words;
+    work_limit is reached. Returns (status, pos, rejected, work, steps):
+    0: a trial completed and was accepted: match[row] = column; step s
+       (s < steps) chose the width whi[s] * 2**62 + wlo[s] (two words,
+       wn[s] == 2) or whi[s] (one word) out of 2**(62 * wn[s]); pos is after
+       its words and the acceptance's word;
+    4: the same, but the acceptance's first word fell too near its
+       probability to decide in floating point: pos is at that word, and the
+       caller decides exactly (_bernoulli);
     1: the words ran out: pos is the start of the unfinished trial;
     2: work_limit reached (checked before each trial): pos is the next trial's;
     3: a step weight below TWO_WORDS_FROM.
-    rejected: trials rejected in this call; work: operations (m per child).
-    With at most `tail` rows left, a trial finishes exactly: the rest is
-    counted (tailper[0]) and drawn uniformly; one row before, each child's
-    weight is its exact count over U (docs/preference.md)."""
+    rejected: trials rejected in this call; work: operations.
+    A trial starts at a live node of the frontier (_frontier), drawn with
+    fnw words against the cumulative widths lch, lcl of the live nodes
+    (their own widths lhi, llo: step 0; their paths from the root: _paths;
+    their R and C: lR, lC); with one live node (the root) no word is
+    drawn. Each step then moves along the node's line to
+    child e with probability about U(e) / U(node), R and C carried from
+    node to child. With at most `tail` rows left, a trial finishes exactly:
+    the rest is counted (tailper[0]) and drawn uniformly; one row before,
+    each child's weight is its exact count over U (docs/preference.md)."""
     m = a.shape[0]
     n_words = words.shape[0]
+    n_live = lR.shape[0]
     rsum = np.zeros(m, np.int64)
     csum = np.zeros(m, np.int64)
     ra = np.zeros(m, np.bool_)
     ca = np.zeros(m, np.bool_)
     cand = np.zeros(m, np.int64)
     wts = np.zeros(m, np.float64)
+    kr = np.zeros(m, np.float64)
+    kc = np.zeros(m, np.float64)
     f = np.zeros(1 << tail, np.int64)
     rows = np.zeros(m, np.int64)
     cols = np.zeros(m, np.int64)
@@ -262,21 +476,42 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn, tail, tailper)
         if work >= work_limit:
             return 2, pos, rejected, work, 0
         start = pos
-        for i in range(m):
-            ra[i] = True
-            ca[i] = True
-            match[i] = -1
-            rsum[i] = 0
-            csum[i] = 0
-        for i in range(m):
-            for j in range(m):
-                if a[i, j]:
-                    rsum[i] += 1
-                    csum[j] += 1
+        leaf = 0
+        s0 = 0
+        work += 1
+        if n_live > 1:  # the frontier's node: the first step
+            if pos + fnw > n_words:
+                return 1, start, rejected, work, 0
+            xh = words[pos]
+            xl = words[pos + 1] if fnw == 2 else 0
+            pos += fnw
+            lo_t = 0
+            hi_t = n_live
+            while lo_t < hi_t:  # the first live node whose cumulative width is above the draw
+                mid = (lo_t + hi_t) // 2
+                if xh < lch[mid] or (xh == lch[mid] and xl < lcl[mid]):
+                    hi_t = mid
+                else:
+                    lo_t = mid + 1
+            if lo_t == n_live:  # the rejected rest
+                rejected += 1
+                continue
+            leaf = lo_t
+            whi[0] = lhi[lo_t]
+            wlo[0] = llo[lo_t]
+            wn[0] = fnw
+            s0 = 1
+        _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
+        for t in range(ptr[leaf], ptr[leaf + 1]):
+            _fix(pi[t], pj[t], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+        depth = ptr[leaf + 1] - ptr[leaf]
+        work += m * 2
+        R = lR[leaf]
+        C = lC[leaf]
         dead = False
         tailper[0] = 1
-        steps = m
-        for step in range(m):
+        steps = s0 + m - depth
+        for step in range(depth, m):
             if m - step <= tail:  # the exact tail: count the rest, draw it uniformly
                 per, k = _tail_per(a, ra, ca, -1, -1, m, f, rows, cols)
                 work += (1 << k) * k
@@ -284,48 +519,36 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn, tail, tailper)
                 pos = _tail_draw(a, f, rows, cols, k, match, words, pos)
                 if pos < 0:
                     return 1, start, rejected, work, 0
-                steps = step
+                steps = s0 + step - depth
                 break
-            R = 1.0
-            for i in range(m):
-                if ra[i]:
-                    R *= G[rsum[i]]
-            C = 1.0
-            for j in range(m):
-                if ca[j]:
-                    C *= G[csum[j]]
             by_column = R <= C
             U = R if by_column else C
-            line = -1
-            fewest = m + 1
-            for x in range(m):
-                if by_column:
-                    if ca[x] and csum[x] < fewest:
-                        fewest = csum[x]
-                        line = x
-                elif ra[x] and rsum[x] < fewest:
-                    fewest = rsum[x]
-                    line = x
+            line = _line(rsum, csum, ra, ca, by_column, m)
+            work += m
             nc = 0
             wmin = 2.0
-            for x in range(m):
+            lo, hi = (cp[line], cp[line + 1]) if by_column else (rp[line], rp[line + 1])
+            for t in range(lo, hi):
                 if by_column:
-                    i, j = x, line
+                    i, j, x = cx[t], line, cx[t]
                     if not ra[i]:
                         continue
                 else:
-                    i, j = line, x
+                    i, j, x = line, rx[t], rx[t]
                     if not ca[j]:
                         continue
-                if not a[i, j]:
-                    continue
                 if m - step - 1 == tail:  # children in the tail: their exact count
                     per, k = _tail_per(a, ra, ca, i, j, m, f, rows, cols)
                     w = per / U
                     work += (1 << k) * k
+                    kr[nc] = 0.0
+                    kc[nc] = 0.0
                 else:
-                    w = _child(a, G, F, rsum, csum, ra, ca, i, j, R, C, m) / U
-                work += m
+                    rc, cc = _child(G, F, rsum, csum, ra, ca, rp, rx, cp, cx, i, j, R, C)
+                    w = (rc if rc <= cc else cc) / U
+                    work += rp[i + 1] - rp[i] + cp[j + 1] - cp[j]
+                    kr[nc] = rc
+                    kc[nc] = cc
                 cand[nc] = x
                 wts[nc] = w
                 nc += 1
@@ -360,47 +583,60 @@ def _trials(a, G, F, words, pos, work_limit, match, whi, wlo, wn, tail, tailper)
                     cl -= 4611686018427387904
                     ch += 1
                 if xh < ch or (xh == ch and xl < cl):
-                    chosen = cand[t]
+                    chosen = t
                     break
             if chosen < 0:  # the draw fell in the rejected rest
                 dead = True
                 break
-            whi[step] = hi
-            wlo[step] = lo
-            wn[step] = nw
+            whi[s0 + step - depth] = hi
+            wlo[s0 + step - depth] = lo
+            wn[s0 + step - depth] = nw
             if by_column:
-                i, j = chosen, line
+                i, j = cand[chosen], line
             else:
-                i, j = line, chosen
-            match[i] = j
-            ra[i] = False
-            ca[j] = False
-            for k in range(m):
-                if ra[k] and a[k, j]:
-                    rsum[k] -= 1
-            for x in range(m):
-                if ca[x] and a[i, x]:
-                    csum[x] -= 1
+                i, j = line, cand[chosen]
+            R = kr[chosen]
+            C = kc[chosen]
+            _fix(i, j, match, ra, ca, rsum, csum, rp, rx, cp, cx)
         if dead:
             rejected += 1
             continue
-        return 0, pos, rejected, work, steps
+        # alpha = c * per(tail) * product of 2**(62 nw) / width, in log2
+        la = log2c + math.log2(tailper[0])
+        for s in range(steps):
+            if wn[s] == 2:
+                la += 62.0 - math.log2(whi[s] + wlo[s] / TWO62)
+            else:
+                la += 62.0 - math.log2(whi[s])
+        if la < 0.0:
+            if pos >= n_words:
+                return 1, start, rejected, work, 0
+            d = 2.0 ** (62.0 + la)  # alpha's first 62 bits, nearly
+            tol = d * 2.0**-36 + 1024.0  # the logs' error, and a word's rounding to a double
+            w = words[pos]
+            if w + tol < d:  # surely below: accepted
+                return 0, pos + 1, rejected, work, steps
+            if w > d + tol:  # surely above: rejected
+                pos += 1
+                rejected += 1
+                continue
+        return 4, pos, rejected, work, steps
 
 
 _COMPILED: list = []
 
 
 def _runner(m: int):
-    """The compiled trial loop for big blocks (numba loaded on first need),
-    else the Python one."""
+    """(frontier builder, path writer, trial loop): compiled for big blocks
+    (numba loaded on first need), else the Python ones."""
     if m < COMPILED_FROM and not _COMPILED:
-        return _trials
+        return _frontier, _paths, _trials
     if not _COMPILED:
         try:
-            from judge.methods.matching_kernel import trials as compiled
+            from judge.methods.matching_kernel import frontier, paths, trials
         except ImportError:  # pragma: no cover - numba is a dependency
-            compiled = _trials
-        _COMPILED.append(compiled)
+            frontier, paths, trials = _frontier, _paths, _trials
+        _COMPILED.append((frontier, paths, trials))
     return _COMPILED[0]
 
 
@@ -442,9 +678,105 @@ def _bernoulli(p: Fraction, words: _Words, pos: int) -> tuple[bool, int]:
             return False, pos
 
 
+@dataclass(frozen=True)
+class _Frontier:
+    """The frontier's nodes as the trial loop takes them."""
+    ptr: np.ndarray  # live node t's path from the root: pi, pj[ptr[t]:ptr[t + 1]]
+    pi: np.ndarray
+    pj: np.ndarray
+    lR: np.ndarray  # R and C at each live node
+    lC: np.ndarray
+    lhi: np.ndarray  # their widths (step 0 of a trial) ...
+    llo: np.ndarray
+    lch: np.ndarray  # ... and cumulative widths, out of 2**(62 * nw)
+    lcl: np.ndarray
+    nw: int
+    total: float  # the sum of the live nodes' bounds: per(block) <= total
+    work: int
+
+
+def _adjacency(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Each row's columns (rp, rx) and each column's rows (cp, cx), in
+    increasing order (compressed sparse rows and columns)."""
+    m = a.shape[0]
+    rows, cols = np.nonzero(a)
+    rp = np.zeros(m + 1, np.int64)
+    rp[1:] = np.cumsum(a.sum(axis=1))
+    cp = np.zeros(m + 1, np.int64)
+    cp[1:] = np.cumsum(a.sum(axis=0))
+    by_col = np.lexsort((rows, cols))
+    return rp, cols.astype(np.int64), cp, rows[by_col].astype(np.int64)
+
+
+def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0: np.ndarray, csum0: np.ndarray,
+                 size: int, work_limit: int, build, paths) -> _Frontier:
+    """Build the frontier of at most `size` live nodes (docs/preference.md,
+    "The frontier") and the widths a trial draws its node with."""
+    m = a.shape[0]
+    cap = 2 * size + 2 * m + 2
+    par, fi, fj, heap = (np.zeros(cap, np.int64) for _ in range(4))
+    fU, fR, fC = (np.zeros(cap, np.float64) for _ in range(3))
+    leaf = np.zeros(cap, np.bool_)
+    scratch = (np.zeros(m, np.bool_), np.zeros(m, np.bool_), np.zeros(m, np.int64), np.zeros(m, np.int64),
+               np.full(m, -1, np.int64), np.zeros(1 << TAIL, np.int64), np.zeros(m, np.int64),
+               np.zeros(m, np.int64))
+    n, work = build(a, G, F, *adj, rsum0, csum0, TAIL, size, work_limit, par, fi, fj, fU, fR, fC, leaf, heap,
+                    *scratch)
+    live = np.flatnonzero(leaf[:n])
+    bounds = [float(fU[v]) for v in live]
+    total = math.fsum(bounds)  # correctly rounded: the same on every machine
+    ratios = [b / total for b in bounds]
+    nw = 1 if min(ratios) >= ONE_WORD_FROM else 2
+    if len(live) == 1 or min(ratios) < TWO_WORDS_FROM:  # the root alone: no node to draw
+        root = np.zeros(1, np.int64)
+        return _Frontier(np.zeros(2, np.int64), root, root, fR[:1], fC[:1], root, root, root, root, 1,
+                         float(fU[0]), work)
+    # widths as a trial's step computes them (_trials), summed exactly
+    lhi, llo, lch, lcl = [], [], [], []
+    cum = 0
+    for r in ratios:
+        y = r * SHRINK * TWO62
+        hi = int(y)
+        lo = int((y - hi) * TWO62) if nw == 2 else 0
+        lhi.append(hi)
+        llo.append(lo)
+        cum += (hi << WORD_BITS) + lo if nw == 2 else hi
+        lch.append(cum >> WORD_BITS if nw == 2 else cum)
+        lcl.append(cum & ((1 << WORD_BITS) - 1) if nw == 2 else 0)
+    arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+    lnode = live.astype(np.int64)
+    ptr = np.zeros(len(live) + 1, np.int64)
+    pi = np.zeros(len(live) * m, np.int64)
+    pj = np.zeros(len(live) * m, np.int64)
+    paths(par, fi, fj, lnode, ptr, pi, pj)
+    k = int(ptr[-1])
+    return _Frontier(ptr, pi[:k].copy(), pj[:k].copy(), fR[lnode], fC[lnode], arr(lhi), arr(llo), arr(lch),
+                     arr(lcl), nw, total, work)
+
+
+def frontier_sizes(m: int) -> list[int]:
+    """The frontier's sizes (live nodes), phase by phase, for a block of m
+    rows: FRONTIER_FIRST, four times more each phase, up to FRONTIER (the
+    Python loop, below COMPILED_FROM rows: FRONTIER_SMALL alone)."""
+    if m < COMPILED_FROM:
+        return [FRONTIER_SMALL]
+    sizes = [FRONTIER_FIRST]
+    while sizes[-1] < FRONTIER:
+        sizes.append(min(FRONTIER, 4 * sizes[-1]))
+    return sizes
+
+
 def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
     """One perfect matching of the square 0-1 table `allowed`, drawn exactly
-    uniformly with the words of `key`. Raises TooHard past work_limit."""
+    uniformly with the words of `key`. Raises TooHard past work_limit.
+
+    In phases: each builds a frontier (four times larger than the last),
+    then runs trials from it for up to PHASE_TRIALS times the build's work
+    (the last phase: up to work_limit); the first accepted trial is the
+    draw. Each phase's trials use words no other phase uses, and whether a
+    phase runs depends only on the earlier phases' rejections, never on the
+    matching a trial would give: so every accepted trial, in whichever
+    phase, is uniform (docs/preference.md, "The frontier")."""
     a = np.ascontiguousarray(np.asarray(allowed, dtype=np.uint8))
     m = a.shape[0]
     if a.shape != (m, m) or m == 0:
@@ -453,46 +785,68 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
     top = bound(a)
     if top == 0.0:
         raise ValueError("the table has an empty row or column: no perfect matching")
-    run = _runner(m)
+    build, paths, run = _runner(m)
+    rsum0 = a.sum(axis=1).astype(np.int64)
+    csum0 = a.sum(axis=0).astype(np.int64)
+    adj = _adjacency(a)
     words = _Words(key)
     match = np.full(m, -1, dtype=np.int64)
-    whi = np.zeros(m, dtype=np.int64)
-    wlo = np.zeros(m, dtype=np.int64)
-    wn = np.zeros(m, dtype=np.int64)
+    whi = np.zeros(m + 1, dtype=np.int64)
+    wlo = np.zeros(m + 1, dtype=np.int64)
+    wn = np.zeros(m + 1, dtype=np.int64)
     tailper = np.ones(1, dtype=np.int64)
-    # c / q(M) = (1 - MARGIN) * 2**bits / (U * product of widths), exactly
-    scale = Fraction(1.0 - MARGIN) / Fraction(top)
-    pos = trials = work = accepted = 0
-    drawn: Sampled | None = None
-    while True:
-        limit = work_limit - work if drawn is None else drawn.work * 5 // 4 + m**3 * 64 - work
-        status, pos, rejected, spent, steps = run(a, G, F, words.array, pos, max(limit, 0), match, whi, wlo, wn,
-                                                  TAIL, tailper)
-        trials += rejected
-        work += spent
-        if status == 1:
-            words.more()
-            continue
-        if status != 0:
-            if drawn is not None:  # the estimate stops; the draw stands
+    pos = trials = work = 0
+    sizes = frontier_sizes(m)
+    for phase, size in enumerate(sizes):
+        fr = _frontier_of(a, G, F, adj, rsum0, csum0, size, max(work_limit - work, 0), build, paths)
+        work += fr.work
+        last = phase == len(sizes) - 1 or len(fr.lR) < size  # no larger frontier to come
+        # c / q(M) = (1 - MARGIN) * 2**bits / (total * product of widths), exactly
+        scale = Fraction(1.0 - MARGIN) / Fraction(fr.total)
+        log2c = math.log2(1.0 - MARGIN) - math.log2(fr.total)
+        phase_end = work_limit if last else min(work_limit, work + PHASE_TRIALS * fr.work)
+        phase_trials = accepted = 0
+        drawn: Sampled | None = None
+        while True:
+            limit = phase_end - work if drawn is None else drawn.work * 5 // 4 + m**3 * 64 - work
+            status, pos, rejected, spent, steps = run(a, G, F, *adj, words.array, pos, max(limit, 0), match, whi,
+                                                      wlo, wn, TAIL, tailper, rsum0, csum0, fr.ptr, fr.pi, fr.pj,
+                                                      fr.lR, fr.lC, fr.lhi, fr.llo, fr.lch, fr.lcl, fr.nw, log2c)
+            phase_trials += rejected
+            work += spent
+            if status == 1:
+                words.more()
+                continue
+            if status not in (0, 4):
+                if drawn is not None or status == 2:  # the estimate stops, or the phase ends
+                    break
+                raise TooHard(work, "precision")
+            phase_trials += 1
+            widths, bits = 1, 0
+            for s in range(steps):
+                widths *= (int(whi[s]) << WORD_BITS) + int(wlo[s]) if wn[s] == 2 else int(whi[s])
+                bits += WORD_BITS * int(wn[s])
+            alpha = scale * (int(tailper[0]) << bits) / widths  # the tail's draw had probability 1 / its count
+            if alpha > 1:  # pragma: no cover - the margin covers every rounding (module docstring)
+                raise AssertionError("sampler: proposal below its guaranteed minimum")
+            if status == 4:  # the trial loop could not decide: exactly, from the same word
+                ok, pos = _bernoulli(alpha, words, pos)
+                if not ok:
+                    continue
+            accepted += 1
+            if drawn is None:
+                # per(block) <= the frontier's total (up to the bounds' rounding) <= U(block)
+                high = min(top, fr.total * (1 + 2.0**-30))
+                drawn = Sampled(tuple(int(x) for x in match), high, 0.0, trials + phase_trials, pos, work,
+                                len(fr.lR))
+            if accepted >= ESTIMATE_ACCEPTS:
                 break
-            raise TooHard(work, "work" if status == 2 else "precision")
-        trials += 1
-        widths, bits = 1, 0
-        for s in range(steps):
-            widths *= (int(whi[s]) << WORD_BITS) + int(wlo[s]) if wn[s] == 2 else int(whi[s])
-            bits += WORD_BITS * int(wn[s])
-        alpha = scale * (int(tailper[0]) << bits) / widths  # the tail's draw had probability 1 / its count
-        if alpha > 1:  # pragma: no cover - the margin covers every rounding (module docstring)
-            raise AssertionError("sampler: proposal below its guaranteed minimum")
-        ok, pos = _bernoulli(alpha, words, pos)
-        if not ok:
-            continue
-        accepted += 1
-        if drawn is None:
-            drawn = Sampled(tuple(int(x) for x in match), top, 0.0, trials, pos, work)
-        if accepted >= ESTIMATE_ACCEPTS:
+        trials += phase_trials
+        if drawn is not None:
+            # E[accepted per trial] = c * per(block): the estimate of per(block)
+            estimate = accepted / (phase_trials * float(scale))
+            return Sampled(drawn.match, drawn.bound, estimate, drawn.trials, drawn.words, drawn.work,
+                           drawn.frontier)
+        if work >= work_limit:
             break
-    # E[accepted per trial] = c * per(block): the estimate of per(block)
-    estimate = accepted / (trials * float(scale))
-    return Sampled(drawn.match, top, estimate, drawn.trials, drawn.words, drawn.work)
+    raise TooHard(work)
