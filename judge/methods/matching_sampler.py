@@ -321,13 +321,13 @@ def _node_state(node, par, fi, fj, rsum0, csum0, ra, ca, rsum, csum, match, rp, 
     return depth
 
 
-def _paths(par, fi, fj, lnode, ptr, pi, pj):
-    """Each live node's pairs from the root down, stored one after the other
+def _paths(par, fi, fj, lnode):
+    """Each live node's pairs from the root down, one node after the other
     (live node t: pi, pj[ptr[t]:ptr[t + 1]]), so that a trial reads its
     node's path in one sweep rather than hopping from parent to parent
-    through the whole tree."""
+    through the whole tree. Returns (ptr, pi, pj)."""
     n_live = lnode.shape[0]
-    ptr[0] = 0
+    ptr = np.zeros(n_live + 1, np.int64)
     for t in range(n_live):
         d = 0
         v = lnode[t]
@@ -335,6 +335,9 @@ def _paths(par, fi, fj, lnode, ptr, pi, pj):
             d += 1
             v = par[v]
         ptr[t + 1] = ptr[t] + d
+    pi = np.zeros(ptr[n_live], np.int32)
+    pj = np.zeros(ptr[n_live], np.int32)
+    for t in range(n_live):
         v = lnode[t]
         k = ptr[t + 1]
         while v > 0:
@@ -342,6 +345,7 @@ def _paths(par, fi, fj, lnode, ptr, pi, pj):
             pi[k] = fi[v]
             pj[k] = fj[v]
             v = par[v]
+    return ptr, pi, pj
 
 
 def _heap_better(fU, x, y):
@@ -750,7 +754,8 @@ def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0:
     nw = 1 if min(ratios) >= ONE_WORD_FROM else 2
     if len(live) == 1 or min(ratios) < TWO_WORDS_FROM:  # the root alone: no node to draw
         root = np.zeros(1, np.int64)
-        return _Frontier(np.zeros(2, np.int64), root, root, fR[:1], fC[:1], root, root, root, root, 1,
+        none = np.zeros(0, np.int32)
+        return _Frontier(np.zeros(2, np.int64), none, none, fR[:1], fC[:1], root, root, root, root, 1,
                          float(fU[0]), work)
     # widths as a trial's step computes them (_trials), summed exactly
     lhi, llo, lch, lcl = [], [], [], []
@@ -766,13 +771,8 @@ def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0:
         lcl.append(cum & ((1 << WORD_BITS) - 1) if nw == 2 else 0)
     arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
     lnode = live.astype(np.int64)
-    ptr = np.zeros(len(live) + 1, np.int64)
-    pi = np.zeros(len(live) * m, np.int64)
-    pj = np.zeros(len(live) * m, np.int64)
-    paths(par, fi, fj, lnode, ptr, pi, pj)
-    k = int(ptr[-1])
-    return _Frontier(ptr, pi[:k].copy(), pj[:k].copy(), fR[lnode], fC[lnode], arr(lhi), arr(llo), arr(lch),
-                     arr(lcl), nw, total, work)
+    ptr, pi, pj = paths(par, fi, fj, lnode)
+    return _Frontier(ptr, pi, pj, fR[lnode], fC[lnode], arr(lhi), arr(llo), arr(lch), arr(lcl), nw, total, work)
 
 
 def frontier_sizes(m: int) -> list[int]:
