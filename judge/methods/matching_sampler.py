@@ -671,22 +671,31 @@ def _runner(m: int):
 
 
 class _Words:
-    """Sampler words (module docstring): top 62 bits of Philox4x64-10."""
+    """Sampler words (module docstring): top 62 bits of Philox4x64-10. Word
+    k (absolute) is array[k - base]: the words before a trial that is still
+    running are dropped as more are made, so a long draw holds a chunk of
+    words, not all it used."""
+
+    CHUNK = 1 << 16
 
     def __init__(self, key: tuple[int, int]) -> None:
         self._gen = np.random.Philox(key=np.array(key, dtype=np.uint64))
         self.array = np.zeros(0, dtype=np.int64)
-        self.more(1024)
+        self.base = 0
+        self.more()
 
-    def more(self, at_least: int = 0) -> None:
-        n = max(at_least, 2 * len(self.array), 1024)
-        new = (self._gen.random_raw(n) >> np.uint64(2)).astype(np.int64)
+    def more(self, keep_from: int | None = None) -> None:
+        """Make CHUNK more words; drop those before word keep_from."""
+        if keep_from is not None and keep_from > self.base:
+            self.array = self.array[keep_from - self.base:]
+            self.base = keep_from
+        new = (self._gen.random_raw(self.CHUNK) >> np.uint64(2)).astype(np.int64)
         self.array = np.concatenate((self.array, new))
 
     def word(self, pos: int) -> int:
-        while pos >= len(self.array):
+        while pos - self.base >= len(self.array):
             self.more()
-        return int(self.array[pos])
+        return int(self.array[pos - self.base])
 
 
 def _bernoulli(p: Fraction, words: _Words, pos: int) -> tuple[bool, int]:
@@ -830,13 +839,15 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
         drawn: Sampled | None = None
         while True:
             limit = phase_end - work if drawn is None else drawn.work * 5 // 4 + m**3 * 64 - work
-            status, pos, rejected, spent, steps = run(a, G, F, *adj, words.array, pos, max(limit, 0), match, whi,
-                                                      wlo, wn, TAIL, tailper, rsum0, csum0, fr.ptr, fr.pi, fr.pj,
-                                                      fr.lR, fr.lC, fr.lhi, fr.llo, fr.lch, fr.lcl, fr.nw, log2c)
+            status, at, rejected, spent, steps = run(a, G, F, *adj, words.array, pos - words.base, max(limit, 0),
+                                                     match, whi, wlo, wn, TAIL, tailper, rsum0, csum0, fr.ptr, fr.pi,
+                                                     fr.pj, fr.lR, fr.lC, fr.lhi, fr.llo, fr.lch, fr.lcl, fr.nw,
+                                                     log2c)
+            pos = words.base + at  # the words' absolute number
             phase_trials += rejected
             work += spent
             if status == 1:
-                words.more()
+                words.more(keep_from=pos)
                 continue
             if status not in (0, 4):
                 if drawn is not None or status == 2:  # the estimate stops, or the phase ends
