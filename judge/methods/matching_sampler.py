@@ -757,31 +757,32 @@ def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0:
     n, work = build(a, G, F, *adj, rsum0, csum0, TAIL, size, work_limit, par, fi, fj, fU, fR, fC, leaf, heap,
                     *scratch)
     live = np.flatnonzero(leaf[:n])
-    bounds = [float(fU[v]) for v in live]
+    bounds = fU[live]
     total = math.fsum(bounds)  # correctly rounded: the same on every machine
-    ratios = [b / total for b in bounds]
-    nw = 1 if min(ratios) >= ONE_WORD_FROM else 2
-    if len(live) == 1 or min(ratios) < TWO_WORDS_FROM:  # the root alone: no node to draw
+    ratios = bounds / total  # IEEE division, element by element: as a step's w
+    nw = 1 if ratios.min() >= ONE_WORD_FROM else 2
+    if len(live) == 1 or ratios.min() < TWO_WORDS_FROM:  # the root alone: no node to draw
         root = np.zeros(1, np.int64)
         none = np.zeros(0, np.int32)
         return _Frontier(np.zeros(2, np.int64), none, none, fR[:1], fC[:1], root, root, root, root, 1,
                          float(fU[0]), work)
     # widths as a trial's step computes them (_trials), summed exactly
-    lhi, llo, lch, lcl = [], [], [], []
-    cum = 0
-    for r in ratios:
-        y = r * SHRINK * TWO62
-        hi = int(y)
-        lo = int((y - hi) * TWO62) if nw == 2 else 0
-        lhi.append(hi)
-        llo.append(lo)
-        cum += (hi << WORD_BITS) + lo if nw == 2 else hi
-        lch.append(cum >> WORD_BITS if nw == 2 else cum)
-        lcl.append(cum & ((1 << WORD_BITS) - 1) if nw == 2 else 0)
-    arr = lambda xs: np.array(xs, dtype=np.int64)  # noqa: E731
+    y = ratios * SHRINK * TWO62
+    hi = np.floor(y)
+    if nw == 1:  # below 2**62 in all: int64 sums are exact
+        lhi = hi.astype(np.int64)
+        llo = np.zeros_like(lhi)
+        lch = np.cumsum(lhi)
+        lcl = np.zeros_like(lhi)
+    else:
+        lhi = hi.astype(np.int64)
+        llo = np.floor((y - hi) * TWO62).astype(np.int64)
+        cum = np.cumsum([(int(h) << WORD_BITS) + int(lo) for h, lo in zip(lhi, llo)], dtype=object)
+        lch = np.array([c >> WORD_BITS for c in cum], dtype=np.int64)
+        lcl = np.array([c & ((1 << WORD_BITS) - 1) for c in cum], dtype=np.int64)
     lnode = live.astype(np.int64)
     ptr, pi, pj = paths(par, fi, fj, lnode)
-    return _Frontier(ptr, pi, pj, fR[lnode], fC[lnode], arr(lhi), arr(llo), arr(lch), arr(lcl), nw, total, work)
+    return _Frontier(ptr, pi, pj, fR[lnode], fC[lnode], lhi, llo, lch, lcl, nw, total, work)
 
 
 def frontier_sizes(m: int) -> list[int]:
