@@ -101,7 +101,7 @@ ESTIMATE_ACCEPTS = 32
 # Live nodes of the frontier the trials start from (docs/preference.md, "The
 # frontier"): its bound, the sum of theirs, sets the number of trials. The
 # first phase's frontier, the largest, and the Python loop's (small blocks).
-FRONTIER_FIRST = 1 << 12
+FRONTIER_FIRST = 1 << 14
 FRONTIER = 1 << 16
 FRONTIER_SMALL = 16
 # A phase runs trials for up to this many times its frontier's work before
