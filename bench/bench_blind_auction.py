@@ -23,7 +23,7 @@ from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.methods.blind_auction import (  # noqa: E402
+from judge.methods.blind_auction.engine import (  # noqa: E402
     NO_PREFERENCE,
     BidEntry,
     BidList,

@@ -64,7 +64,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_exact_assignment import TIGHT, use_tight  # noqa: E402 (this directory, first on sys.path)
 from judge.methods import exact_assignment
-from judge.methods.preference import (
+from judge.methods.preference.engine import (
     Params,
     Preference,
     doubled_values,
@@ -72,7 +72,7 @@ from judge.methods.preference import (
     player_order,
     resolve,
 )
-from judge.methods.preference import read_preference
+from judge.methods.preference.engine import read_preference
 from judge.rng import DrawStream
 from judge.variants import STANDARD_POWERS, make_power_list
 from tests.adversarial_cases import SHAPES, Genome, anything_but, mutate, powers_of, texts

@@ -27,7 +27,7 @@ from judge import audit
 from judge.config import Config
 from judge.games import active_players, committed_seed
 from judge.methods import blinding
-from judge.methods.blind_random import final_key_commitment, start_stream
+from judge.methods.blind_random.engine import final_key_commitment, start_stream
 from judge.outbox import queue_mail
 from judge.passwords import one_time_token
 from judge.store.models import BlindRun, Game

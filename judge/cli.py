@@ -216,10 +216,10 @@ def resolve(file, seed: str | None, fmt: str) -> None:
         click.echo(json.dumps({**result, "input": data}, indent=2))
         return
     # jinja2 and the templates only for the texts that need them.
-    from judge.result_templates import RESULT_TEMPLATES
+    from judge.methods import get_method
     from judge.templating import render
 
-    folder = RESULT_TEMPLATES[result["method"]]
+    folder = get_method(result["method"]).RESULTS
     if fmt == "text":
         click.echo(render(f"{folder}/offline.txt.j2", result=result).rstrip())
     else:

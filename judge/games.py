@@ -17,12 +17,9 @@ from sqlalchemy.orm import Session
 from judge import audit, record, rng
 from judge.commitment import resolution_seed
 from judge.config import Config
-from judge.methods import blind_auction as ba
-from judge.methods import get_method
-from judge.methods import preference as pref
+from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
 from judge.outbox import queue_mail
-from judge.result_templates import RESULT_TEMPLATES
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
@@ -106,58 +103,34 @@ def judge_params(game: Game) -> dict[str, Any]:
     return {k: v for k, v in (game.params or {}).items() if k in JUDGE_PARAMS}
 
 
-def effective_params(game: Game) -> ba.Params:
-    """T, M, D as numbers ("T/U" for D is worked out here, so that it follows T)."""
-    p = raw_params(game)
-    U = len(game.powers)
-    D = p["D"]
-    if D == "T/U":
-        if p["T"] % U:
-            raise ba.ParamError(f"D = T/U needs T divisible by U = {U}; T is {p['T']}")
-        D = p["T"] // U
-    return ba.Params(T=int(p["T"]), M=int(p["M"]), D=int(D))
+def effective_params(game: Game) -> Any:
+    """The method's parameters as numbers (a Blind Auction's "T/U" for D
+    worked out, so that it follows T); the method's ParamError if unusable."""
+    return game_params(game)
 
 
 def is_auction(game: Game) -> bool:
-    return game.method == ba.NAME
+    """Players send bids, checked as lists (the Blind Auction)."""
+    return method_of(game).SUBMITS == "bids"
 
 
-def game_params(game: Game) -> ba.Params | pref.Params:
+def game_params(game: Game) -> Any:
     """The method's parameters (ParamError if they cannot be used)."""
-    if is_auction(game):
-        return effective_params(game)
-    return get_method(game.method).params_from(raw_params(game), len(game.powers))
+    return method_of(game).params_from(raw_params(game), len(game.powers))
 
 
 def param_warnings(game: Game) -> list[str]:
-    """Warnings for the master; ParamError (either method's) if unusable."""
-    return get_method(game.method).check_params(len(game.powers), game_params(game))
+    """Warnings for the master; ParamError (the method's) if unusable."""
+    return method_of(game).check_params(len(game.powers), game_params(game))
 
 
 def describe_params(game: Game) -> str:
-    if is_auction(game):
-        p = game.params
-        return f"T = {p['T']}, M = {p['M']}, D = {p['D']}"
-    if game.method == "blind-random":
-        return f"blinding protocol, third party {game.params.get('third_party') or '(not set: SET THIRDPARTY)'}"
-    if game.method != pref.NAME:
-        return "every power drawn at random"
-    p = game.params
-    mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
-    players = f"{p['players']} players (duplex)" if p.get("players") else f"{len(game.powers)} players"
-    shortcut = ("uncontested first choices first (SHORTCUT)" if p.get("shortcut", False)
-                else "best total, uncontested first choices break ties")
-    return f"{mode}, {players}, {shortcut}"
+    return method_of(game).describe_params(game.params, len(game.powers))
 
 
 def seats(game: Game) -> int:
     """How many players the game takes: one per power, or SET PLAYERS (duplex)."""
-    if game.method != pref.NAME:
-        return len(game.powers)
-    try:
-        return pref.seats(len(game.powers), game_params(game))
-    except pref.ParamError:
-        return len(game.powers)
+    return method_of(game).seats(len(game.powers), raw_params(game))
 
 
 @dataclass
@@ -363,7 +336,7 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     set_state(session, game, "resolved", now)
     game.resolved_at = now
     names = display_names(game)
-    folder = RESULT_TEMPLATES[game.method]
+    folder = method_of(game).RESULTS
     attachment = [(record.FILENAME, record.to_bytes(record.sealed(game.name, game.method, data, reveal, result,
                                                                              names)),
                    "application/json")]

@@ -22,6 +22,7 @@ from judge.config import Config
 from judge.deadlines import format_time
 from judge.games import counting_submission, effective_params, is_auction, power_list, replay_refusal
 from judge.mail.inbound import InboundMail, parse_message
+from judge.methods import method_of
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
 from judge.submission import check, text_at_lines
@@ -364,8 +365,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         player = ctx.require_player()
         game = ctx.require_game()
         if not is_auction(game):
-            how = ("by preference lists: send SET PREFERENCE followed by your list, like E[FGR][TAI]"
-                   if game.method == "preference" else f"with the {game.method} method: no bids are needed")
+            how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")
         if game.state == "waiting" or (game.state == "bidding" and game.deadline and ctx.now >= game.deadline):
             raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed; "

@@ -119,8 +119,22 @@ def time_left(deadline: datetime, now: datetime) -> str:
 # deadline closes its bidding, a forming preference game's starts it
 # (resolved at once), a running blind-random game's names the players who
 # stalled to the master. A random game's players have nothing to send.
-REMINDED = {"bidding": ("blind-auction", "blind-random"), "forming": ("preference",)}
+# Each method says which state that is (its Method's REMINDED_STATE).
+
+
+def reminded() -> dict[str, tuple[str, ...]]:
+    """State -> the methods reminded in it."""
+    from judge.methods import METHODS
+
+    table: dict[str, tuple[str, ...]] = {}
+    for name in METHODS:
+        state = METHODS[name].REMINDED_STATE
+        if state is not None:
+            table[state] = (*table.get(state, ()), name)
+    return table
 
 
 def waits_on_players(method: str, state: str) -> bool:
-    return method in REMINDED.get(state, ())
+    from judge.methods import get_method
+
+    return get_method(method).REMINDED_STATE == state

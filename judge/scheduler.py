@@ -21,6 +21,7 @@ from sqlalchemy.orm import Session, sessionmaker
 from judge import audit, reminders
 from judge.config import Config
 from judge.failures import quarantine_game
+from judge.methods import METHODS, method_of
 from judge.games import (AssignmentRefused, missing_players, notify, power_list, record_refusal, refusal_text,
                          resolve_game, set_state, standings, tell_assignment_delayed)
 from judge.store.models import Event, Game, Player
@@ -29,18 +30,20 @@ from judge.wording import plural
 log = logging.getLogger(__name__)
 
 
-# A blind-random game's master hears once a day whom the protocol waits for.
+# A game whose Method has DAILY_NOTICE (blind-random) tells its master once a day whom it waits for.
 BLIND_NOTICE_EVERY = timedelta(days=1)
 
 
-# At its deadline a game of these methods starts as START would; an
-# auction's deadline closes its bidding, so a forming auction waits for START.
-STARTS_AT_DEADLINE = ("preference", "random", "blind-random")
+def _methods(flag: str) -> list[str]:
+    """The names of the methods whose Method declares `flag`."""
+    return [name for name in METHODS if getattr(METHODS[name], flag)]
 
 
 def due_games(session: Session, now: datetime) -> list[int]:
     running = Game.state == "bidding"
-    forming = (Game.state == "forming") & Game.method.in_(STARTS_AT_DEADLINE)
+    # At its deadline a game of these methods starts as START would; an
+    # auction's deadline closes its bidding, so a forming auction waits for START.
+    forming = (Game.state == "forming") & Game.method.in_(_methods("STARTS_AT_DEADLINE"))
     return list(session.scalars(
         select(Game.id).where(running | forming, Game.deadline.is_not(None), Game.deadline <= now)
         .order_by(Game.deadline)
@@ -48,10 +51,10 @@ def due_games(session: Session, now: datetime) -> list[int]:
 
 
 def due_blind_notices(session: Session, now: datetime) -> list[int]:
-    """Running blind-random games whose master has not heard for a day."""
+    """Running games of a protocol (blind-random) whose master has not heard for a day."""
     since = now - BLIND_NOTICE_EVERY
     return list(session.scalars(
-        select(Game.id).where(Game.method == "blind-random", Game.state.in_(("bidding", "waiting")),
+        select(Game.id).where(Game.method.in_(_methods("DAILY_NOTICE")), Game.state.in_(("bidding", "waiting")),
                               Game.started_at <= since,
                               (Game.missing_notified_at.is_(None)) | (Game.missing_notified_at <= since))
         .order_by(Game.id)
@@ -63,7 +66,7 @@ def due_reminders(session: Session, config: Config, now: datetime) -> list[tuple
     (judge.reminders): one query for the games in their window, one for the
     reminders they were sent already."""
     waits = or_(*[(Game.state == state) & Game.method.in_(methods)
-                  for state, methods in reminders.REMINDED.items()])
+                  for state, methods in reminders.reminded().items()])
     ahead = now + timedelta(hours=max((reminders.MOST_HOURS, *config.reminder_hours)))
     window = {}
     for game_id, deadline, params in session.execute(
@@ -139,17 +142,9 @@ def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, h
 def _not_in_yet(s: Session, game: Game) -> list[tuple[Player, dict]]:
     """The players the deadline waits for, each with what their reminder
     says about them (never anything about another player)."""
-    if game.method == "blind-random":
-        from judge import blindmail
-
-        run = blindmail.gm_run(s, game)
-        if run is None:
-            return []
-        step, players = blindmail.awaited(run)
-        waiting = set(players)
-        third_party = run.third_party
-        return [(p, {"step": step, "third_party": third_party})
-                for p in game.players if p.status == "active" and p.address in waiting]
+    own = method_of(game).not_in_yet(s, game)
+    if own is not None:
+        return own
     late = []
     for st in standings(s, game):
         if st.counting is None and not st.player.gm_no_preference:
@@ -168,7 +163,7 @@ def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) ->
     # The players of a preference game who sent no list: the master hears
     # who they are (they count as not minding which power they get).
     no_list = ([st.player for st in standings(s, game) if st.counting is None]
-               if game.method == "preference" else [])
+               if method_of(game).SUBMITS == "list" else [])
     try:
         done = begin(s, config, now, game)
     except Refused as err:
@@ -198,10 +193,8 @@ def _refused_at_deadline(s: Session, config: Config, game: Game, now: datetime, 
 
 
 def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
-    """The daily notice to a blind-random game's master: the protocol's step
-    and whom it waits for."""
-    from judge import blindmail
-
+    """The daily notice to the master of a game whose Method asks for one
+    (DAILY_NOTICE: blind-random's protocol step and whom it waits for)."""
     game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
     if game is None or game.state not in ("bidding", "waiting"):
         return None
@@ -209,31 +202,21 @@ def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str
     if game.missing_notified_at is not None and game.missing_notified_at > since:
         return None  # another judge process got there first
     game.missing_notified_at = now
-    step, waiting = blindmail.game_status(s, game)
-    notify(s, config, now, "gm/blind_waiting.txt.j2", [game.gm_address], game=game, step=step, waiting=waiting)
-    return f"{game.name}: the master was told whom the blinding protocol waits for"
+    return method_of(game).daily_notice(s, config, now, game)
 
 
 def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
     game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
     if game is None or game.deadline is None or game.deadline > now:
         return None  # another judge process got there first
-    if game.state == "forming" and game.method in STARTS_AT_DEADLINE:
+    method = method_of(game)
+    if game.state == "forming" and method.STARTS_AT_DEADLINE:
         return _start_at_deadline(s, config, game, now)
     if game.state != "bidding":
         return None
-    if game.method == "blind-random":
-        # The blinding protocol runs by mail between the players, the third
-        # party and this judge: there is nothing to resolve at a deadline.
-        # The master learns that it has not finished (once: the game waits).
-        from judge import blindmail
-
-        set_state(s, game, "waiting", now)
-        game.missing_notified_at = now
-        step, waiting = blindmail.game_status(s, game)
-        notify(s, config, now, "gm/blind_deadline.txt.j2", [game.gm_address], game=game,
-               third_party=game.params.get("third_party"), step=step, waiting=waiting)
-        return f"{game.name}: the blinding protocol is still running"
+    own = method.at_deadline(s, config, now, game)
+    if own is not None:
+        return own
     missing = missing_players(s, game)
     if missing:
         set_state(s, game, "waiting", now)

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from judge.methods import blind_auction as ba
+from judge.methods.blind_auction import engine as ba
 from judge.syntax import CommandSyntaxError, parse_line
 from judge.syntax import nodes
 from judge.variants import PowerList

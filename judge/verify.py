@@ -14,13 +14,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from judge.commitment import resolution_seed
-from judge.methods.blind_random import replay
+from judge.methods import METHODS
 from judge.record import FILENAME
 from judge.resolution import ResolveInputError, run_resolution
 from judge.verify_text import check_text
 
 
 _FROM_INPUT = ("method", "powers", "params", "chart", "rejected", "violations", "no_preference", "preferences")
+
+
+def _rerun(record: dict[str, Any], data: Any, seed: bytes) -> dict[str, Any]:
+    """The record's method re-runs its input (its Method's replay); a record
+    of no known method, as `judge resolve` would."""
+    name = record.get("method")
+    method = METHODS.get(name) if isinstance(name, str) else None
+    return method.replay(data, seed) if method is not None else run_resolution(data, seed)
 
 
 class RecordError(ValueError):
@@ -144,10 +152,7 @@ def verify(record: dict[str, Any]) -> Verdict:
     else:
         v.checked.append(f"seed {result['seed']} as recorded (no commitment in this record)")
     try:
-        if record.get("method") == "blind-random":
-            again = replay(data, bytes.fromhex(result["seed"]))  # the blinding protocol's GM side
-        else:
-            again = run_resolution(data, bytes.fromhex(result["seed"]))
+        again = _rerun(record, data, bytes.fromhex(result["seed"]))
     except (ResolveInputError, ValueError, KeyError) as err:
         v.difference = f"input: cannot be re-run: {err}"
         return v

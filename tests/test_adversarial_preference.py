@@ -37,7 +37,7 @@ import pytest
 from scipy.stats import chisquare
 
 from judge.methods import exact_assignment, matching_sampler
-from judge.methods.preference import Params, doubled_values, player_order, read_preference, resolve
+from judge.methods.preference.engine import Params, doubled_values, player_order, read_preference, resolve
 from judge.rng import DrawStream
 from tests.adversarial_cases import SHAPES, powers_of, texts
 from tests.test_preference_optimum import brute_best

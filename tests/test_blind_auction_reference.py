@@ -25,7 +25,7 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from judge.methods.blind_auction import (
+from judge.methods.blind_auction.engine import (
     NO_PREFERENCE,
     BidEntry,
     BidList,

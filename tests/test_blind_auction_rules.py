@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from judge.methods.blind_auction import (
+from judge.methods.blind_auction.engine import (
     NO_PREFERENCE,
     BidEntry,
     Params,

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from judge.methods.blind_auction import BidEntry
+from judge.methods.blind_auction.engine import BidEntry
 from judge.syntax import mask_secret
 from judge.syntax import CommandSyntaxError, nodes, parse_line
 

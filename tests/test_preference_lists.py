@@ -6,7 +6,7 @@ from fractions import Fraction
 
 import pytest
 
-from judge.methods.preference import Preference, PreferenceError, doubled_values, read_preference
+from judge.methods.preference.engine import Preference, PreferenceError, doubled_values, read_preference
 from judge.syntax import parse_line
 from judge.syntax.nodes import SetPreference
 from judge.variants import make_power_list, variant_powers

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from judge.methods.preference import PreferenceError, doubled_values, read_preference
+from judge.methods.preference.engine import PreferenceError, doubled_values, read_preference
 from judge.resolution import run_resolution
-from judge.resolution.preference import read_list
-from judge.methods.preference import Params
+from judge.methods.preference.replay import read_list
+from judge.methods.preference.engine import Params
 from judge.variants import STANDARD_POWERS, make_power_list, variant_powers
 
 ROOT = Path(__file__).resolve().parent.parent

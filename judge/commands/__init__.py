@@ -1,15 +1,16 @@
-"""Mail commands, one module each; importing this package registers them."""
+"""Mail commands, one module each; importing this package registers them:
+the shell's own below, then each method's (its Method's COMMANDS)."""
+
+import importlib
 
 from judge.commands import (  # noqa: F401  (registration by import)
     eml_autostart,
-    eml_blinding,
     eml_create,
     eml_eject,
     eml_entropy,
     eml_for,
     eml_help,
     eml_list,
-    eml_preference,
     eml_reminders,
     eml_set,
     eml_signoff,
@@ -18,5 +19,10 @@ from judge.commands import (  # noqa: F401  (registration by import)
     eml_unlock,
 )
 from judge.commands.base import HANDLERS, CommandRejected, Context
+from judge.methods import METHODS
+
+for _name in METHODS:
+    for _module in METHODS[_name].COMMANDS:
+        importlib.import_module(_module)
 
 __all__ = ["HANDLERS", "CommandRejected", "Context"]

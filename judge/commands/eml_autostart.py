@@ -14,12 +14,13 @@ from judge import audit
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands.eml_start import Refused, begin
 from judge.games import active_players, notify, seats, tell_assignment_delayed
+from judge.methods import method_of
 from judge.store.models import Game, Player
 from judge.syntax import nodes
 
 
 def starts_by_itself(game: Game) -> bool:
-    return game.method == "preference" and game.state == "forming" and not game.manual_start
+    return method_of(game).STARTS_WHEN_FULL and game.state == "forming" and not game.manual_start
 
 
 def _full(game: Game) -> bool:
@@ -29,7 +30,7 @@ def _full(game: Game) -> bool:
 @handles(nodes.SetStart)
 def set_start(ctx: Context, node: nodes.SetStart) -> str:
     game = ctx.require_master_in(("forming",), "the game has started already")
-    if game.method != "preference":
+    if not method_of(game).STARTS_WHEN_FULL:
         raise CommandRejected(f"?{game.name} uses {game.method}, which never starts by itself: it starts with "
                               f"START, or at its deadline")
     game.manual_start = node.manual

@@ -18,9 +18,9 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import format_time
 from judge.games import deadline_ahead, find_game, notify, set_state
 from judge.methods import blinding
-from judge.methods.blind_random import final_key_commitment, final_stream, replay
+from judge.methods.blind_random.engine import NAME, final_key_commitment, final_stream, replay
 from judge.rng import DrawStream
-from judge.store.models import BlindRun, Resolution
+from judge.store.models import BlindRun, Game, Resolution
 from judge.syntax import nodes
 from judge.wording import plural
 
@@ -28,7 +28,7 @@ from judge.wording import plural
 @handles(nodes.SetThirdParty)
 def set_third_party(ctx: Context, node: nodes.SetThirdParty) -> str:
     game = ctx.require_master_in(("forming",), "the third party can only change before the game starts")
-    if game.method != "blind-random":
+    if game.method != NAME:
         raise CommandRejected(f"?{game.name} uses {game.method}: a third party belongs to the blind-random method")
     _, address = parseaddr(node.address)
     if "@" not in address:
@@ -45,7 +45,7 @@ def rerun(ctx: Context, node: nodes.Rerun) -> str:
     """A fresh round: new format, G, messages, tokens and key; what the
     players and the third party did in the round before counts no more."""
     game = ctx.require_master_in(("bidding", "waiting"), "only a running blind-random game can run again")
-    if game.method != "blind-random":
+    if game.method != NAME:
         raise CommandRejected(f"?{game.name} uses {game.method}: RERUN belongs to the blinding protocol")
     # (A round that ended has resolved the game: require_master_in refused.)
     if not any(p.status == "active" for p in game.players):
@@ -73,7 +73,7 @@ def roster_changed(ctx: Context, game) -> str:
     are no longer the game's, so once the mail's lines have run a fresh
     round starts with the players then active (unless the mail's own RERUN
     started one with them). Returns what the master's reply adds."""
-    if game.method != "blind-random" or game.state not in ("bidding", "waiting"):
+    if game.method != NAME or game.state not in ("bidding", "waiting"):
         return ""
 
     def fresh_round() -> None:
@@ -103,7 +103,7 @@ def _gm_game(ctx: Context, node: nodes.Blinding):
     """The game, its current round and state, for a line from the game's
     third party: from its address and with the round's key."""
     game = find_game(ctx.session, node.game)
-    if game is None or game.method != "blind-random":
+    if game is None or game.method != NAME:
         raise CommandRejected(f"?{node.game} is no blind-random game of this judge")
     ctx.named_game = game
     run = blindmail.gm_run(ctx.session, game)
@@ -231,7 +231,7 @@ def _waiting(ctx: Context, node: nodes.Blinding) -> str:
 
 def _claim(ctx: Context, node: nodes.Blinding) -> str:
     game = find_game(ctx.session, node.game)
-    if game is None or game.method != "blind-random":
+    if game is None or game.method != NAME:
         raise CommandRejected(f"?{node.game} is no blind-random game of this judge")
     ctx.named_game = game
     run = blindmail.gm_run(ctx.session, game)
@@ -428,3 +428,22 @@ _HANDLERS = {
     "thirdparty": _third_party_start, "blinded": _blinded, "listreceived": _list_received,
     "blind": _blind, "finalsent": _final_sent, "trace": _trace, "closeround": _close_round,
 }
+
+
+def list_view(ctx: Context, game: Game, master: bool) -> dict:
+    """What LIST shows of a blind-random game: the protocol's step and whom
+    it waits for, and a power only to its own player and the master -- in a
+    reply that then goes to that one's registered address, never to a
+    Reply-To (docs/security.md)."""
+    step, waiting = blindmail.game_status(ctx.session, game)
+    if game.state == "forming":
+        step, waiting = "not started", []
+    me = ctx.player if ctx.role == "player" and ctx.game is game else None
+    shown = {}
+    if game.state == "resolved":
+        for p in game.players:
+            if master or (me is not None and p.id == me.id):
+                shown[p.id] = p.power or "no power"
+        if shown:
+            ctx.reveal_to = game.gm_address if master else me.address
+    return {"step": step, "waiting": waiting, "shown": shown}

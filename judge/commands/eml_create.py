@@ -48,7 +48,7 @@ def create(ctx: Context, node: nodes.Create) -> str:
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
     start = (" It starts by itself when the last player has signed on (SET MANUAL START to start it yourself "
-             "with START)" if method.NAME == "preference" else "")
+             "with START)" if method.STARTS_WHEN_FULL else "")
     return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
             f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword. "
             f"The seed of its draws is committed: SHA-256 {game.commitment}.{start}")

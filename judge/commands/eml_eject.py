@@ -18,6 +18,7 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.commands import eml_takeover as takeover
 from judge.commands.eml_blinding import roster_changed
 from judge.games import active_players, find_player, notify, player_at, power_list, standings
+from judge.methods import method_of
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -108,9 +109,9 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
     # (judge.retention), so the token is not kept in the outbox for ever.
     notify(ctx.session, ctx.config, ctx.now, "player/replacement.txt.j2", [address], game=game, old=old,
            player=new, token=token, kind="token")
-    asked = {"blind-auction": ", and asked to bid", "preference": ", and asked for a preference list"}
+    asked = method_of(game).REPLACEMENT_ASKED
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
-            f"sign on with{asked.get(game.method, '')}" + roster_changed(ctx, game))
+            f"sign on with{asked}" + roster_changed(ctx, game))
 
 
 @handles(nodes.NoPreference)
@@ -118,9 +119,10 @@ def no_preference_for(ctx: Context, node: nodes.NoPreference) -> str:
     # The player's own "No Preference" is part of their submission (runner);
     # this handler is the master's decision for a player who sent nothing.
     game = ctx.require_master()
-    if game.method == "preference":
+    submits = method_of(game).SUBMITS
+    if submits == "list":
         raise CommandRejected(f"?{game.name} has no bids: a player without a list simply does not mind")
-    if game.method != "blind-auction":
+    if submits != "bids":
         raise CommandRejected(f"?{game.name} uses {game.method}: its powers are drawn at random, so there is no "
                               f"preference to decide for a player")
     game = ctx.require_master_in(("bidding", "waiting"), "only during the auction")

@@ -12,9 +12,10 @@ from judge.templating import render
 # Pages that are no method: a mail can say "send HELP RANDOMNESS" where a
 # reader may have no copy of the docs.
 TOPICS = ("randomness",)
-# Another name a reader may try for a topic's page.
+# Another name a reader may try for a topic's page (a method's own are its
+# Method's HELP_ALIASES).
 TOPIC_ALIASES = {"random-draws": "randomness", "draws": "randomness", "verify": "randomness",
-                 "blinding": "blind-random", "commands": None, "index": None}
+                 "commands": None, "index": None}
 
 
 def topics() -> list[str]:
@@ -28,6 +29,9 @@ def page(topic: str | None) -> str:
     topic = topic.casefold()
     if topic in TOPIC_ALIASES:
         return page(TOPIC_ALIASES[topic])
+    for name in METHODS:
+        if topic in METHODS[name].HELP_ALIASES:
+            return page(name)
     if topic in TOPICS:
         return f"help/{topic}.txt.j2"
     try:

@@ -8,8 +8,8 @@ from judge import audit
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import (active_players, counting_submission, find_player, game_params, notify, power_list,
                          replay_refusal, seats, standings)
-from judge.methods import preference as pref
-from judge.resolution.preference import read_list
+from judge.methods.preference import engine as pref
+from judge.methods.preference.replay import read_list
 from judge.store.models import Game, Submission
 from judge.syntax import nodes
 

@@ -7,7 +7,7 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
 from judge.games import (active_players, describe_params, is_auction, judge_params, notify, observers, param_warnings,
                          raw_params, set_state)
-from judge.methods import UnknownMethod, blind_auction as ba, get_method
+from judge.methods import UnknownMethod, get_method, method_of
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
 from judge.wording import plural, were
@@ -84,7 +84,7 @@ def set_param(ctx: Context, node: nodes.SetParam) -> str:
     shown = ", ".join(f"{k} = {v}" for k, v in raw_params(game).items())
     try:
         warnings = param_warnings(game)
-    except ba.ParamError as err:
+    except ValueError as err:  # the method's ParamError
         return f"{node.name} set ({shown}), but the auction cannot start like this: {err}"
     return f"{node.name} set ({shown})" + "".join(f"\n  Warning: {w}" for w in warnings)
 
@@ -105,7 +105,7 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
         # The blinding protocol's third party does not depend on the powers.
         params["third_party"] = game.params["third_party"]
     game.params = {**params, **judge_params(game)}
-    reset = "back to the defaults: " if game.method in ("blind-auction", "preference") else ""
+    reset = "back to the defaults: " if method_of(game).TUNABLE else ""
     return f"variant of ?{game.name} is now {node.name}: {powers.describe()}; {reset}{describe_params(game)}"
 
 

@@ -16,8 +16,8 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.commands.eml_autostart import starts_by_itself, start_when_full
 from judge.commands.eml_observe import observe
 from judge.commands.eml_takeover import ask_takeover
-from judge.games import (active_players, counting_submission, find_game, find_player, game_params, is_auction,
-                         notify, power_list, seats)
+from judge.games import active_players, find_game, find_player, notify, seats
+from judge.methods import method_of
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -163,22 +163,7 @@ def _observer_joins(ctx: Context, game: Game, observer: Player, password: str) -
 
 def _standing(ctx: Context, game: Game, player: Player) -> str:
     """Signing on again shows the player's list as it stands (nJudge)."""
-    if game.method == "preference":
-        from judge.commands.eml_preference import describe
-        from judge.resolution.preference import read_list
-
-        sub = counting_submission(ctx.session, game, player)
-        if sub is None:
-            return ". Your preference list: none yet (you do not mind which power you get)"
-        return f". Your preference list: {describe(read_list(sub.text, power_list(game), game_params(game)))}"
-    if is_auction(game) and game.state != "forming":
-        sub = counting_submission(ctx.session, game, player)
-        if sub is None:
-            return ". Your bids: none yet"
-        if sub.bids is None:
-            return ". Your bids: No Preference"
-        return ". Your bids: " + ", ".join(f"{k} {v}" for k, v in sub.bids.items())
-    return ""
+    return method_of(game).standing_line(ctx.session, game, player)
 
 
 def _no_such_game(ctx: Context, node: nodes.Signon) -> str:

@@ -7,7 +7,6 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
-from judge import blindmail
 from judge.commands.base import CommandRejected, Context, handles
 from judge.config import Config
 from judge.deadlines import format_time
@@ -18,7 +17,6 @@ from judge.games import (
     deadline_ahead,
     draw_resolution,
     effective_params,
-    is_auction,
     missing_players,
     notify,
     observers,
@@ -30,6 +28,7 @@ from judge.games import (
     seats,
     set_state,
 )
+from judge.methods import method_of
 from judge.store.models import Game
 from judge.syntax import nodes
 
@@ -58,8 +57,7 @@ def _drawn(session: Session, config: Config, now: datetime, game: Game, command:
 def start(ctx: Context, node: nodes.Start) -> str:
     game = ctx.require_master()
     if game.state != "forming":
-        again = (" To run the blinding protocol again as a fresh round, send RERUN"
-                 if game.method == "blind-random" and game.state in ("bidding", "waiting") else "")
+        again = method_of(game).RESTART_HINT if game.state in ("bidding", "waiting") else ""
         raise CommandRejected(f"the game has started already (?{game.name} is {game.state}).{again}")
     return begin(ctx.session, ctx.config, ctx.now, game)
 
@@ -76,16 +74,11 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
         warnings = param_warnings(game)
     except ValueError as err:  # each method's ParamError
         raise CommandRejected(f"?{game.name} cannot start: {err}. Fix it with SET first") from err
-    if game.method == "blind-random":
-        set_state(session, game, "bidding", now)
-        game.started_at = now
-        deadline_ahead(config, game, now)
-        blindmail.start_round(session, config, now, game)
-        _tell_observers(session, config, now, game)
-        return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
-                f"third party {game.params['third_party']} takes it from here. Deadline: "
-                f"{format_time(game.deadline)}")
-    if not is_auction(game):
+    method = method_of(game)
+    own = method.begin(session, config, now, game)
+    if own is not None:
+        return own
+    if method.RESOLVES_AT_START:
         # Preference lists are in already: the assignment is made now. It is
         # drawn before the game changes, so that a refusal (Refused) leaves
         # the game forming, as it was: the master may SET PRFRAND and START.
@@ -101,12 +94,12 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     for p in players:
         notify(session, config, now, "player/auction_open.txt.j2", [p.address], game=game,
                player=p, params=params, powers=power_list(game))
-    _tell_observers(session, config, now, game)
+    tell_observers(session, config, now, game)
     return (f"the auction of ?{game.name} is open until {format_time(game.deadline)}; "
             f"{len(players)} players were sent the rules" + "".join(f"\n  Warning: {w}" for w in warnings))
 
 
-def _tell_observers(session: Session, config: Config, now: datetime, game: Game) -> None:
+def tell_observers(session: Session, config: Config, now: datetime, game: Game) -> None:
     """The observers hear that the game started (a game assigned at once
     sends them its results instead); one mail each, as their addresses are
     not shared."""
@@ -118,10 +111,9 @@ def _tell_observers(session: Session, config: Config, now: datetime, game: Game)
 @handles(nodes.Process)
 def process(ctx: Context, node: nodes.Process) -> str:
     game = ctx.require_master_in(("bidding", "waiting"), "there is no open auction to process")
-    if game.method == "blind-random":
-        raise CommandRejected(f"?{game.name} is assigned by the blinding protocol, which ends by itself when the "
-                              f"third party publishes the blinds: there is nothing to process. LIST ?{game.name} "
-                              "shows whom it waits for; RERUN starts a fresh round")
+    refusal = method_of(game).refusal("PROCESS", game)
+    if refusal is not None:
+        raise CommandRejected(refusal)
     missing = missing_players(ctx.session, game)
     if missing:
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)

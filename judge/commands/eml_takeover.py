@@ -14,6 +14,7 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context
 from judge.games import active_players, notify, player_at, power_list
+from judge.methods import method_of
 from judge.names import clean_name
 from judge.store.models import Game, Player
 
@@ -32,10 +33,9 @@ def ask_takeover(ctx: Context, game: Game, letter: str, password: str) -> str:
     from judge.commands.eml_signon import _password  # the lockout's one entry for a SIGNON
 
     ctx.named_game = game
-    if game.method == "blind-random":
-        raise CommandRejected(f"?{game.name} is a blind game: the judge never says who plays which power, and "
-                              f"takes over no power by its letter. Write to its master ({game.gm_address}), who "
-                              f"can REPLACE a player")
+    refusal = method_of(game).refusal("TAKEOVER", game)
+    if refusal is not None:
+        raise CommandRejected(refusal)
     powers = power_list(game)
     power = next((p for p in powers if p.letter.upper() == letter), None)
     if power is None:

@@ -2,8 +2,9 @@
 
 Pure: the same file and seed always give the same record. The daemon builds
 the same file from a game and calls the same function, so a game's recorded
-input and seed replay to its result. One module per method reads the
-method's submissions (texts as players mail them) and writes its record.
+input and seed replay to its result. Each method's package has the module
+(its Method's REPLAY) that reads the method's submissions (texts as players
+mail them) and writes its record.
 """
 
 from __future__ import annotations
@@ -11,16 +12,21 @@ from __future__ import annotations
 import importlib
 from typing import Any
 
-from judge.methods import get_method
+from judge.methods import METHODS, get_method
 from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError
 from judge.variants import STANDARD_POWERS, make_power_list
 
 __all__ = ["RESOLVERS", "ResolveInputError", "run_resolution"]
 
-# Each method with an offline resolution: the module that reads its file.
-RESOLVERS = {"blind-auction": "judge.resolution.blind_auction", "preference": "judge.resolution.preference",
-             "random": "judge.resolution.random_assign"}
+
+
+def __getattr__(name: str) -> Any:
+    if name == "RESOLVERS":
+        # Each method with an offline resolution: the module that reads its
+        # file (made when asked: it imports every method's package).
+        return {n: m.REPLAY for n, m in METHODS.items() if m.REPLAY}
+    raise AttributeError(name)
 
 
 def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
@@ -41,9 +47,9 @@ def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
     for player, text in subs.items():
         if not isinstance(text, str):
             raise ResolveInputError(f"submission of {player!r} must be text")
-    if module.NAME not in RESOLVERS:
+    if module.REPLAY is None:
         raise ResolveInputError(f"{module.NAME} runs by mail only (docs/blinding.md); it has no offline resolution")
     # Only the method's own reader: a Blind Auction needs no numpy.
-    resolver = importlib.import_module(RESOLVERS[module.NAME])
+    resolver = importlib.import_module(module.REPLAY)
     record = resolver.resolve(powers, data.get("params"), subs, DrawStream(seed))
     return {"method": module.NAME, "seed": seed.hex(), "powers": powers.as_json(), **record}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any, Mapping
 
-from judge.methods import preference as pref
+from judge.methods.preference import engine as pref
 from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError
 from judge.variants import PowerList

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from judge import submission
-from judge.methods import blind_auction as ba
+from judge.methods.blind_auction import engine as ba
 from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError
 from judge.variants import PowerList

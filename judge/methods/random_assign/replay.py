@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judge.methods import random_assign
+from judge.methods.random_assign import engine as random_assign
 from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError
 from judge.variants import PowerList

@@ -1,0 +1,106 @@
+"""Blind random (docs/blinding.md): powers drawn by a blinding protocol run
+by mail between the players, a third party and the judge, so that nobody
+learns who plays which power. engine.py is the judge's side of the protocol
+(pure: seed in, draws out); judge.blindmail and the BLINDING commands
+(judge.commands.eml_blinding) run it by mail. No `judge resolve`: `judge
+verify` re-runs the judge's side from a record."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from judge.methods.interface import Method
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+    from judge.config import Config
+    from judge.store.models import Game
+
+
+class BlindRandom(Method):
+    NAME = "blind-random"
+    HELP_ALIASES = ("blinding",)
+    ENGINE = "judge.methods.blind_random.engine"
+    COMMANDS = ("judge.commands.eml_blinding",)
+    REMINDED_STATE = "bidding"
+    DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
+    RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        return f"blinding protocol, third party {params.get('third_party') or '(not set: SET THIRDPARTY)'}"
+
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        return self.engine().replay(data, seed)  # the blinding protocol's GM side
+
+    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        from judge import blindmail
+        from judge.commands.eml_start import tell_observers
+        from judge.deadlines import format_time
+        from judge.games import deadline_ahead, set_state
+
+        set_state(session, game, "bidding", now)
+        game.started_at = now
+        deadline_ahead(config, game, now)
+        blindmail.start_round(session, config, now, game)
+        tell_observers(session, config, now, game)
+        return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
+                f"third party {game.params['third_party']} takes it from here. Deadline: "
+                f"{format_time(game.deadline)}")
+
+    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        # The blinding protocol runs by mail between the players, the third
+        # party and this judge: there is nothing to resolve at a deadline.
+        # The master learns that it has not finished (once: the game waits).
+        from judge import blindmail
+        from judge.games import notify, set_state
+
+        set_state(session, game, "waiting", now)
+        game.missing_notified_at = now
+        step, waiting = blindmail.game_status(session, game)
+        notify(session, config, now, "gm/blind_deadline.txt.j2", [game.gm_address], game=game,
+               third_party=game.params.get("third_party"), step=step, waiting=waiting)
+        return f"{game.name}: the blinding protocol is still running"
+
+    def daily_notice(self, session: Session, config: Config, now: datetime, game: Game) -> str:
+        from judge import blindmail
+        from judge.games import notify
+
+        step, waiting = blindmail.game_status(session, game)
+        notify(session, config, now, "gm/blind_waiting.txt.j2", [game.gm_address], game=game, step=step,
+               waiting=waiting)
+        return f"{game.name}: the master was told whom the blinding protocol waits for"
+
+    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
+        """The players the protocol waits for, each with what their reminder says."""
+        from judge import blindmail
+
+        run = blindmail.gm_run(session, game)
+        if run is None:
+            return []
+        step, players = blindmail.awaited(run)
+        waiting = set(players)
+        third_party = run.third_party
+        return [(p, {"step": step, "third_party": third_party})
+                for p in game.players if p.status == "active" and p.address in waiting]
+
+    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+        from judge.commands.eml_blinding import list_view
+
+        return list_view(ctx, game, master)
+
+    def refusal(self, command: str, game: Game) -> str | None:
+        if command == "PROCESS":
+            return (f"?{game.name} is assigned by the blinding protocol, which ends by itself when the "
+                    f"third party publishes the blinds: there is nothing to process. LIST ?{game.name} "
+                    "shows whom it waits for; RERUN starts a fresh round")
+        if command == "TAKEOVER":
+            return (f"?{game.name} is a blind game: the judge never says who plays which power, and "
+                    f"takes over no power by its letter. Write to its master ({game.gm_address}), who "
+                    f"can REPLACE a player")
+        return None
+
+
+METHOD = BlindRandom()

@@ -1,0 +1,159 @@
+"""What a method package gives the shell (docs/architecture.md).
+
+A method is a package `judge/methods/NAME/` whose `__init__.py` holds one
+`Method` (module attribute `METHOD`), listed by one line in
+judge/methods/registry.py. The shell (store, mail runner, commands,
+scheduler, outbox, CLI) asks that object, never the method's name: the
+contract lives here, each package fills in only what differs.
+
+The package's other modules are its own: a pure engine (no I/O, no clock,
+no randomness but the DrawStream or clock it is given: state + command ->
+new state and events, state + tick -> new state and events, and the next
+time it wants a tick), the offline replay that `judge resolve` and `judge
+verify` run, and its mail commands. The `__init__.py` must stay light: it
+imports its engine lazily, so that a mail or a `judge resolve` loads only
+the method it uses (tests/test_startup.py).
+
+Storage is the same for every method: the game row (`games.params`, JSON,
+holds the method's settings), the `submissions` table (each player's mailed
+text, in the order stored: the log a replay reads), the `resolutions` table
+(the replay's input, seed and JSON record) and the audit trail (the events).
+A method's timers are the game's deadline, which the scheduler fires
+(`due_games`); a method that wants more ticks says when (`next_tick`).
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any, Mapping
+
+if TYPE_CHECKING:  # the shell's types, for the hooks' signatures only
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+    from judge.config import Config
+    from judge.store.models import Game
+
+
+class Method:
+    """One method, as the shell sees it. Class attributes are declarations;
+    methods are hooks with the plain assignment's behaviour as default."""
+
+    # -- names ------------------------------------------------------------
+    NAME: str = ""  # as stored in games.method and in records
+    ALIASES: tuple[str, ...] = ()  # other names CREATE, SET METHOD and HELP take
+    HELP_ALIASES: tuple[str, ...] = ()  # other names of its HELP page only (templates/help/NAME.txt.j2)
+    ENGINE: str = ""  # module path of the pure engine (NAME, ParamError, default_params, check_params...)
+
+    # -- mail -------------------------------------------------------------
+    # Modules of the mail commands (eml_*) the method adds: judge.commands
+    # imports them, so their @handles register (the words are in
+    # grammars/commands.lark, or the method's own grammar under grammars/).
+    COMMANDS: tuple[str, ...] = ()
+    # What the players send: "bids" (bid lines, checked by judge.submission;
+    # a player who sent none is missing), "list" (SET PREFERENCE; none means
+    # "don't care"), or None (nothing to send).
+    SUBMITS: str | None = None
+    # How the game assigns powers, for a bid line sent to it by mistake.
+    HOW_TO_SUBMIT: str = ""
+    # What a replacement player is asked for (EJECT ... REPLACE).
+    REPLACEMENT_ASKED: str = ""
+
+    # -- life cycle ---------------------------------------------------------
+    # At START (or its deadline, or when full): True, the assignment is drawn
+    # at once; False, bidding opens until the deadline (PROCESS resolves).
+    RESOLVES_AT_START: bool = True
+    # A forming game starts at its deadline as START would.
+    STARTS_AT_DEADLINE: bool = True
+    # A forming game starts by itself when its last player signs on (SET
+    # MANUAL START turns it off).
+    STARTS_WHEN_FULL: bool = False
+    # The state in which the deadline waits on what players send (so that
+    # reminders are worth sending), or None.
+    REMINDED_STATE: str | None = None
+    # The master sets the method's parameters (SET VARIANT resets them).
+    TUNABLE: bool = False
+    # A running game's master hears once a day whom it waits for
+    # (the scheduler's notice, for a method that runs a protocol by mail).
+    DAILY_NOTICE: bool = False
+    # Added to START's refusal once the game runs (how to start again).
+    RESTART_HINT: str = ""
+
+    # -- results ----------------------------------------------------------
+    # templates/<RESULTS>/{player,master}.txt.j2, forum.bbcode.j2,
+    # offline.txt.j2; None: the method mails its own results.
+    RESULTS: str | None = None
+    # Module with resolve(powers, raw_params, submissions, stream) -> record:
+    # the offline replay of `judge resolve` (and of the daemon, which builds
+    # the same input); None: the method runs by mail only.
+    REPLAY: str | None = None
+
+    # -- the engine -------------------------------------------------------
+    def engine(self) -> Any:
+        return importlib.import_module(self.ENGINE)
+
+    def default_params(self, U: int) -> Any:
+        return self.engine().default_params(U)
+
+    def params_from(self, raw: Mapping[str, Any] | None, U: int) -> Any:
+        return self.engine().params_from(raw, U)
+
+    def check_params(self, U: int, params: Any) -> list[str]:
+        """Warnings for the master; the engine's ParamError if unusable."""
+        return self.engine().check_params(U, params)
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        """The settings in one line (CREATE, SET, LIST)."""
+        return ""
+
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        """How many players a game of U powers takes, with these settings
+        (games.params less the judge's own)."""
+        return U
+
+    def next_tick(self, game: Game) -> datetime | None:
+        """When the method next wants the scheduler: the game's deadline
+        (a method with timers of its own returns the earliest)."""
+        return game.deadline
+
+    # -- offline replay ---------------------------------------------------
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        """Re-run a record's input (`judge verify`)."""
+        from judge.resolution import run_resolution
+
+        return run_resolution(data, seed)
+
+    # -- shell hooks (a method that runs its own protocol) ----------------
+    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        """START of a forming game in the method's own way: what the master
+        is told; None: the shell's assignment or auction start."""
+        return None
+
+    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        """A running game's deadline in the method's own way (the operator's
+        log line); None: the shell's (missing players, else resolve)."""
+        return None
+
+    def daily_notice(self, session: Session, config: Config, now: datetime, game: Game) -> str:
+        """The daily notice to the master of a running game (DAILY_NOTICE):
+        the operator's log line."""
+        raise NotImplementedError
+
+    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
+        """The players the deadline waits for, each with what their reminder
+        says about them; None: those without a valid submission."""
+        return None
+
+    def standing_line(self, session: Session, game: Game, player: Any) -> str:
+        """What SIGNON adds about the player's submission as it stands."""
+        return ""
+
+    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+        """What LIST adds of the method's own state (its template's `blind`)."""
+        return None
+
+    def refusal(self, command: str, game: Game) -> str | None:
+        """Why the method refuses a shell command ("PROCESS", "TAKEOVER",
+        "NO PREFERENCE FOR") for this game, or None."""
+        return None

@@ -1,0 +1,55 @@
+"""nJudge's preference lists (docs/preference.md): each player's list, the
+assignment drawn at START among the best. engine.py is the pure method (the
+solvers it calls, judge.methods.exact_assignment and the matching modules,
+load only when a draw needs them), replay.py its `judge resolve` record;
+the list commands are judge.commands.eml_preference."""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+from judge.methods.interface import Method
+
+
+class Preference(Method):
+    NAME = "preference"
+    ALIASES = ("pref", "preferences", "njudge")
+    ENGINE = "judge.methods.preference.engine"
+    COMMANDS = ("judge.commands.eml_preference",)
+    SUBMITS = "list"
+    HOW_TO_SUBMIT = "by preference lists: send SET PREFERENCE followed by your list, like E[FGR][TAI]"
+    REPLACEMENT_ASKED = ", and asked for a preference list"
+    STARTS_WHEN_FULL = True
+    REMINDED_STATE = "forming"
+    TUNABLE = True
+    RESULTS = "results/preference"
+    REPLAY = "judge.methods.preference.replay"
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        p = params
+        mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
+        players = f"{p['players']} players (duplex)" if p.get("players") else f"{U} players"
+        shortcut = ("uncontested first choices first (SHORTCUT)" if p.get("shortcut", False)
+                    else "best total, uncontested first choices break ties")
+        return f"{mode}, {players}, {shortcut}"
+
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        pref = self.engine()
+        try:
+            return pref.seats(U, pref.params_from(raw, U))
+        except pref.ParamError:
+            return U
+
+    def standing_line(self, session: Any, game: Any, player: Any) -> str:
+        """Signing on again shows the player's list as it stands (nJudge)."""
+        from judge.commands.eml_preference import describe
+        from judge.games import counting_submission, game_params, power_list
+        from judge.methods.preference.replay import read_list
+
+        sub = counting_submission(session, game, player)
+        if sub is None:
+            return ". Your preference list: none yet (you do not mind which power you get)"
+        return f". Your preference list: {describe(read_list(sub.text, power_list(game), game_params(game)))}"
+
+
+METHOD = Preference()

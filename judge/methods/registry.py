@@ -1,0 +1,77 @@
+"""Every method the judge knows: one line each, name -> its package.
+
+The only place the shell finds a method. A package is imported when its
+method is first looked up (a Blind Auction's mail must not load the
+preference solver); each package's `METHOD` follows judge.methods.interface.
+"""
+
+from __future__ import annotations
+
+import importlib
+from collections.abc import Iterator, Mapping
+
+from judge.methods.interface import Method
+
+PACKAGES = {
+    "blind-auction": "judge.methods.blind_auction",
+    "preference": "judge.methods.preference",
+    "random": "judge.methods.random_assign",
+    "blind-random": "judge.methods.blind_random",
+}
+
+
+class _Methods(Mapping[str, Method]):
+    """Method name -> its Method, the package imported when first looked up."""
+
+    def __init__(self, paths: dict[str, str]) -> None:
+        self._paths = paths
+
+    def __getitem__(self, name: str) -> Method:
+        return importlib.import_module(self._paths[name]).METHOD
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._paths)
+
+    def __len__(self) -> int:
+        return len(self._paths)
+
+
+# The names are each package's METHOD.NAME (tests/test_startup.py checks they agree).
+METHODS: Mapping[str, Method] = _Methods(PACKAGES)
+
+
+class UnknownMethod(ValueError):
+    pass
+
+
+class _Aliases(Mapping[str, str]):
+    """Alias -> method name, from each package's ALIASES (read when first used)."""
+
+    def _table(self) -> dict[str, str]:
+        return {alias: name for name in METHODS for alias in METHODS[name].ALIASES}
+
+    def __getitem__(self, alias: str) -> str:
+        return self._table()[alias]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._table())
+
+    def __len__(self) -> int:
+        return len(self._table())
+
+
+ALIASES: Mapping[str, str] = _Aliases()
+
+
+def get_method(name: str) -> Method:
+    key = name.casefold()
+    if key not in METHODS:
+        key = ALIASES.get(key, key)
+    if key not in METHODS:
+        raise UnknownMethod(f"unknown method {name!r}; available: {', '.join(sorted(METHODS))}")
+    return METHODS[key]
+
+
+def method_of(game) -> Method:  # noqa: ANN001 (a store Game: not imported here)
+    """The Method of a stored game."""
+    return get_method(game.method)
