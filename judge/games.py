@@ -262,9 +262,10 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
     try:
         result = run_resolution(data, seed)
     except ValueError as err:
-        refusal = _as_refusal(err)
-        if refusal is None:
+        refused = method_of(game).refused(err)
+        if refused is None:
             raise
+        refusal = AssignmentRefused(*refused)
         # One line for the operator per refusal, whichever path met it (a
         # deadline, START, PROCESS, the start by itself).
         log.info("?%s: assignment refused: %d players tie among %d powers; the exact draw passed the "
@@ -272,22 +273,6 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
                  refusal.limit)
         raise refusal from err
     return Drawn(data, seed, reveal, result)
-
-
-def _as_refusal(err: ValueError) -> AssignmentRefused | None:
-    """The solver's TooHard as an AssignmentRefused; None for any other
-    error (a bug, which must still quarantine the game)."""
-    # Imported here: the solver (and numpy) loads only for a preference
-    # resolution, and has then been loaded by the call that raised.
-    from judge.methods.exact_assignment import TooHard
-
-    if not isinstance(err, TooHard):
-        return None
-    # TooHard says which limit only in its sentence ("passed the solver's
-    # precision limit"), unless it comes to keep it as `reason`; the work
-    # limit is the one met in practice.
-    limit = getattr(err, "reason", None) or ("precision" if "precision limit" in str(err) else "work")
-    return AssignmentRefused(err.players, err.powers, limit, str(err))
 
 
 def record_refusal(session: Session, game: Game, now: datetime, refusal: AssignmentRefused,

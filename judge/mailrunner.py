@@ -278,6 +278,14 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             blocks.append(Block([], "ignored", f"{plural(rest, 'line')} from line {number} on {were(rest)} not read: the judge "
                                                f"reads at most {limit} lines a mail", always=True))
             break
+        if ctx.game is not None:
+            # The game's method reads its own commands first (LUI's BID...).
+            own = method_of(ctx.game).mail_line(ctx, number, line)
+            if own is not None:
+                status, message = own
+                blocks.append(Block([(number, line)], status, message, own=status == "done"))
+                _record(ctx, number, line, status, message)
+                continue
         try:
             node = parse_line(line, number, max_length=ctx.config.max_line_length,
                               is_variant=lambda name: is_variant(name, ctx.config.variants))

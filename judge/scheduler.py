@@ -50,6 +50,25 @@ def due_games(session: Session, now: datetime) -> list[int]:
     ))
 
 
+def due_ticks(session: Session, now: datetime) -> list[int]:
+    """Games whose method wants its tick (games.next_tick) by now."""
+    return list(session.scalars(
+        select(Game.id).where(Game.next_tick.is_not(None), Game.next_tick <= now).order_by(Game.next_tick)))
+
+
+def method_tick(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
+    """One game's method tick, with the time it was due (not `now`)."""
+    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    if game is None or game.next_tick is None or game.next_tick > now:
+        return None  # another judge process got there first
+    at = game.next_tick
+    outcome = method_of(game).tick(s, config, now, game, at)
+    if game.next_tick == at:
+        # The method did not move its timer: not fired again in a loop.
+        game.next_tick = None
+    return outcome
+
+
 def due_blind_notices(session: Session, now: datetime) -> list[int]:
     """Running games of a protocol (blind-random) whose master has not heard for a day."""
     since = now - BLIND_NOTICE_EVERY
@@ -95,6 +114,7 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
     one transaction each."""
     with sessions() as s:
         work = [(handle_deadline, i) for i in due_games(s, now)]
+        work += [(method_tick, i) for i in due_ticks(s, now)]
         work += [(blind_notice, i) for i in due_blind_notices(s, now)]
         work += [(partial(send_reminders, hours=h), i) for i, h in due_reminders(s, config, now)]
     done = []

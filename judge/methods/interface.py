@@ -15,11 +15,16 @@ imports its engine lazily, so that a mail or a `judge resolve` loads only
 the method it uses (tests/test_startup.py).
 
 Storage is the same for every method: the game row (`games.params`, JSON,
-holds the method's settings), the `submissions` table (each player's mailed
-text, in the order stored: the log a replay reads), the `resolutions` table
-(the replay's input, seed and JSON record) and the audit trail (the events).
-A method's timers are the game's deadline, which the scheduler fires
-(`due_games`); a method that wants more ticks says when (`next_tick`).
+holds the method's settings; `games.method_state`, JSON, the state of a
+method that keeps one, as it writes it), the `submissions` table (each
+player's mailed text, in the order stored: the log a replay reads), the
+`resolutions` table (the replay's input, seed and JSON record) and the audit
+trail (`events`: every line's outcome, and the method's events). Timers are
+rows the scheduler fires: the game's deadline (`games.deadline`, the shell's
+life cycle below) and the method's own next tick (`games.next_tick`, which
+the method sets from its engine's next_tick after each command and tick;
+the scheduler calls `tick` with that time, not the time it runs, so a timer
+that ran out while the daemon was down fires with its own time).
 """
 
 from __future__ import annotations
@@ -112,17 +117,34 @@ class Method:
         (games.params less the judge's own)."""
         return U
 
-    def next_tick(self, game: Game) -> datetime | None:
-        """When the method next wants the scheduler: the game's deadline
-        (a method with timers of its own returns the earliest)."""
-        return game.deadline
-
     # -- offline replay ---------------------------------------------------
+    def refused(self, err: ValueError) -> tuple[int, int, str, str] | None:
+        """The replay's error `err` as a refusal to draw (players, powers,
+        limit, detail: games.AssignmentRefused), no bug: the game stays as it
+        was and its master is told. None: a bug (the game is set aside)."""
+        return None
+
     def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
         """Re-run a record's input (`judge verify`)."""
         from judge.resolution import run_resolution
 
         return run_resolution(data, seed)
+
+    # -- a method with a state of its own (commands in, events out) -------
+    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
+        """A line of a mail in this method's game (after SIGNON), before the
+        command grammar reads it: ("done" or "rejected", the reply's message)
+        if the line is the method's own command, None to leave it to the
+        shell. The method applies it to its engine, keeps the new state in
+        game.method_state and the next tick in game.next_tick, and queues
+        the mails its events call for, all in the caller's transaction."""
+        return None
+
+    def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
+        """The scheduler fires game.next_tick (`at`, its own time; `now` is
+        when it runs): the engine's tick, the new state and next tick, the
+        mails. Returns the operator's log line, or None."""
+        return None
 
     # -- shell hooks (a method that runs its own protocol) ----------------
     def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:

@@ -145,6 +145,11 @@ class Game(Base):
     # SET MANUAL START: a preference game waits for START instead of starting
     # by itself when its last player signs on (nJudge's default).
     manual_start: Mapped[bool] = mapped_column(Boolean, default=False)
+    # A method with a state of its own (judge.methods.interface): the state,
+    # as the method writes it, and the next time it wants a tick (the
+    # scheduler fires it with this time, also after a restart).
+    method_state: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    next_tick: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
 
     players: Mapped[list[Player]] = relationship(back_populates="game", order_by="Player.id")
 

@@ -40,6 +40,21 @@ class Preference(Method):
         except pref.ParamError:
             return U
 
+    def refused(self, err: ValueError) -> tuple[int, int, str, str] | None:
+        """The solver's TooHard (a tie too big to draw exactly within its
+        work limit); None for any other error."""
+        # Imported here: the solver (and numpy) loads only for a preference
+        # resolution, and has then been loaded by the call that raised.
+        from judge.methods.exact_assignment import TooHard
+
+        if not isinstance(err, TooHard):
+            return None
+        # TooHard says which limit only in its sentence ("passed the solver's
+        # precision limit"), unless it comes to keep it as `reason`; the work
+        # limit is the one met in practice.
+        limit = getattr(err, "reason", None) or ("precision" if "precision limit" in str(err) else "work")
+        return err.players, err.powers, limit, str(err)
+
     def standing_line(self, session: Any, game: Any, player: Any) -> str:
         """Signing on again shows the player's list as it stands (nJudge)."""
         from judge.commands.eml_preference import describe

@@ -1,0 +1,88 @@
+"""The method interface (issue 13, first part): every method is a package
+found through the registry, the shell names none, and a method that is no
+assignment (commands in, a timer out) runs through the shell unchanged."""
+
+from __future__ import annotations
+
+import importlib
+import re
+from datetime import timedelta
+from pathlib import Path
+
+import pytest
+
+from judge.games import find_game
+from judge.methods import METHODS, get_method
+from judge.methods import registry
+from judge.methods.interface import Method
+from judge.resources import data_dir
+
+JUDGE = Path(__file__).resolve().parent.parent / "judge"
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_each_method_is_a_package_with_its_parts(name):
+    method = METHODS[name]
+    assert isinstance(method, Method) and method.NAME == name
+    assert registry.PACKAGES[name].startswith("judge.methods.")
+    engine = method.engine()
+    assert engine.NAME == name and engine.__name__.startswith(registry.PACKAGES[name] + ".")
+    assert method.params_from(method.default_params(7).as_dict(), 7) == method.default_params(7)
+    if method.REPLAY is not None:
+        assert callable(importlib.import_module(method.REPLAY).resolve)
+        assert method.RESULTS is not None
+    if method.RESULTS is not None:
+        for template in ("player.txt.j2", "master.txt.j2", "forum.bbcode.j2", "offline.txt.j2"):
+            assert (data_dir("templates") / method.RESULTS / template).is_file()
+    for module in method.COMMANDS:
+        importlib.import_module(module)
+    assert (data_dir("templates") / "help" / f"{name}.txt.j2").is_file()
+    for alias in method.ALIASES:
+        assert get_method(alias) is method
+
+
+# A method's name in the shell: a comparison with a game's or record's
+# method, or a method's name as a literal.
+_NAMED = re.compile(r"""\bmethod\s*(==|!=|\bin\b|\bnot in\b)|["'](blind-auction|preference|random|blind-random)["']""")
+# The few literals that are no test of a method: a setting's default, the
+# resolver file's default method, the preference modes' names.
+_ALLOWED = {("config.py", '"preference"'), ("resolution/__init__.py", '"blind-auction"'),
+            ("syntax/parser.py", '"random"')}
+
+
+def test_the_shell_never_names_a_method():
+    own = {importlib.import_module(m).__file__ for n in METHODS for m in METHODS[n].COMMANDS}
+    found = []
+    for path in sorted(JUDGE.rglob("*.py")):
+        rel = path.relative_to(JUDGE).as_posix()
+        if rel.startswith("methods/") or str(path) in own or rel.startswith("mail/"):
+            continue  # the methods themselves, their own commands; mail/: DKIM and SPF "methods"
+        for number, line in enumerate(path.read_text().splitlines(), 1):
+            for match in _NAMED.finditer(line):
+                if (rel, match.group(0)) not in _ALLOWED:
+                    found.append(f"{rel}:{number}: {line.strip()}")
+    assert not found, "\n".join(found)
+
+
+def test_a_method_with_its_own_commands_and_timer_runs_through_the_shell(harness, monkeypatch):
+    monkeypatch.setitem(registry.PACKAGES, "countdown", "tests.toy_method")
+    h = harness
+    h.mail("gm@example.test", "CREATE ?t gmpw cd\nWAIT 5\nWAIT soon")
+    reply = " ".join(h.body(h.last_to("gm@example.test")).split())
+    assert "game ?t created (countdown" in reply and "a countdown" in reply
+    assert "the countdown of ?t runs out in 5 hours" in reply and "WAIT takes a number of hours" in reply
+    with h.judge.sessions() as s:
+        game = find_game(s, "t")
+        due = game.next_tick
+        assert game.method_state["set_by"] == "gm@example.test" and due == h.clock.now() + timedelta(hours=5)
+    # The daemon was down for a day: the timer fires with its own time.
+    h.clock.advance(hours=24)
+    h.run()
+    with h.judge.sessions() as s:
+        game = find_game(s, "t")
+        assert game.method_state["fired"] == [{"at": due.isoformat(), "now": h.clock.now().isoformat()}]
+        assert game.next_tick is None  # the method set no new one: not fired again
+    h.clock.advance(hours=24)
+    h.run()
+    with h.judge.sessions() as s:
+        assert len(find_game(s, "t").method_state["fired"]) == 1
