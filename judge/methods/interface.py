@@ -124,6 +124,16 @@ class Method:
         was and its master is told. None: a bug (the game is set aside)."""
         return None
 
+    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        """A `judge resolve` file (a JSON object naming this method) with
+        `seed`: the JSON-ready record, or ResolveInputError saying which
+        field is wrong. By default an assignment's file: `powers` and
+        `submissions` {player: text} in, REPLAY's resolve() record out (a
+        method with another log, like LUI's timed events, reads its own)."""
+        from judge.resolution import resolve_assignment
+
+        return resolve_assignment(self, data, seed)
+
     def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
         """Re-run a record's input (`judge verify`)."""
         from judge.resolution import run_resolution

@@ -13,6 +13,7 @@ import importlib
 from typing import Any
 
 from judge.methods import METHODS, get_method
+from judge.methods.interface import Method
 from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError
 from judge.variants import STANDARD_POWERS, make_power_list
@@ -37,6 +38,13 @@ def run_resolution(data: dict[str, Any], seed: bytes) -> dict[str, Any]:
         module = get_method(str(data.get("method", "blind-auction")))
     except ValueError as err:
         raise ResolveInputError(str(err)) from err
+    return module.resolve_file(data, seed)
+
+
+def resolve_assignment(module: Method, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+    """The file of an assignment method (Method.resolve_file's default):
+    powers and each player's submission in, the method's REPLAY module's
+    record out, with the method, seed and powers."""
     try:
         powers = make_power_list(data.get("powers") or STANDARD_POWERS)
     except ValueError as err:
