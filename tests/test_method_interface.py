@@ -86,3 +86,26 @@ def test_a_method_with_its_own_commands_and_timer_runs_through_the_shell(harness
     h.run()
     with h.judge.sessions() as s:
         assert len(find_game(s, "t").method_state["fired"]) == 1
+
+
+def test_judge_resolve_takes_a_method_whose_log_is_timed_events(tmp_path, monkeypatch):
+    """LUI's replay (judge/methods/lui/replay.py, issue 13) behind the
+    interface: `judge resolve` hands it the whole file."""
+    import json
+
+    from click.testing import CliRunner
+
+    from judge.cli import main
+    from judge.methods.lui.replay import replay
+    from tests.test_lui_replay import ISSUE_EXAMPLE
+
+    monkeypatch.setitem(registry.PACKAGES, "lui", "tests.toy_lui")
+    path = tmp_path / "lui.json"
+    path.write_text(json.dumps(ISSUE_EXAMPLE))
+    result = CliRunner().invoke(main, ["resolve", str(path), "--seed", "00ff"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out == {**replay(json.loads(json.dumps(ISSUE_EXAMPLE))), "input": ISSUE_EXAMPLE}
+    path.write_text(json.dumps({**ISSUE_EXAMPLE, "colour": "red"}))
+    result = CliRunner().invoke(main, ["resolve", str(path)])
+    assert result.exit_code != 0 and "unknown key colour" in result.output
