@@ -16,7 +16,6 @@ from email.utils import parseaddr
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands import eml_takeover as takeover
-from judge.commands.eml_blinding import roster_changed
 from judge.games import active_players, find_player, notify, player_at, power_list, standings
 from judge.methods import method_of
 from judge.names import clean_name, looks_like
@@ -69,7 +68,7 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="ejected")
     notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [player.address], game=game, player=player)
-    return f"{player.name} <{player.address}> ejected from ?{game.name}" + roster_changed(ctx, game)
+    return f"{player.name} <{player.address}> ejected from ?{game.name}" + method_of(game).roster_changed(ctx, game)
 
 
 @handles(nodes.Replace)
@@ -111,7 +110,7 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
            player=new, token=token, kind="token")
     asked = method_of(game).REPLACEMENT_ASKED
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
-            f"sign on with{asked}" + roster_changed(ctx, game))
+            f"sign on with{asked}" + method_of(game).roster_changed(ctx, game))
 
 
 @handles(nodes.NoPreference)

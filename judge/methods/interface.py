@@ -181,6 +181,11 @@ class Method:
         """What SIGNON adds about the player's submission as it stands."""
         return ""
 
+    def roster_changed(self, ctx: Any, game: Game) -> str:
+        """EJECT or REPLACE changed a game's players: what the master's reply
+        adds (the method may queue work in ctx.after)."""
+        return ""
+
     def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
         """What LIST adds of the method's own state (its template's `blind`)."""
         return None

@@ -2,7 +2,7 @@
 by mail between the players, a third party and the judge, so that nobody
 learns who plays which power. engine.py is the judge's side of the protocol
 (pure: seed in, draws out); judge.blindmail and the BLINDING commands
-(judge.commands.eml_blinding) run it by mail. No `judge resolve`: `judge
+(judge.methods.blind_random.eml_blinding) run it by mail. No `judge resolve`: `judge
 verify` re-runs the judge's side from a record."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ class BlindRandom(Method):
     NAME = "blind-random"
     HELP_ALIASES = ("blinding",)
     ENGINE = "judge.methods.blind_random.engine"
-    COMMANDS = ("judge.commands.eml_blinding",)
+    COMMANDS = ("judge.methods.blind_random.eml_blinding",)
     REMINDED_STATE = "bidding"
     DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
     RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"
@@ -86,8 +86,13 @@ class BlindRandom(Method):
         return [(p, {"step": step, "third_party": third_party})
                 for p in game.players if p.status == "active" and p.address in waiting]
 
+    def roster_changed(self, ctx: Any, game: Game) -> str:
+        from judge.methods.blind_random.eml_blinding import roster_changed
+
+        return roster_changed(ctx, game)
+
     def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        from judge.commands.eml_blinding import list_view
+        from judge.methods.blind_random.eml_blinding import list_view
 
         return list_view(ctx, game, master)
 

@@ -2,7 +2,7 @@
 assignment drawn at START among the best. engine.py is the pure method (the
 solvers it calls, judge.methods.exact_assignment and the matching modules,
 load only when a draw needs them), replay.py its `judge resolve` record;
-the list commands are judge.commands.eml_preference."""
+the list commands are judge.methods.preference.eml_preference."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ class Preference(Method):
     NAME = "preference"
     ALIASES = ("pref", "preferences", "njudge")
     ENGINE = "judge.methods.preference.engine"
-    COMMANDS = ("judge.commands.eml_preference",)
+    COMMANDS = ("judge.methods.preference.eml_preference",)
     SUBMITS = "list"
     HOW_TO_SUBMIT = "by preference lists: send SET PREFERENCE followed by your list, like E[FGR][TAI]"
     REPLACEMENT_ASKED = ", and asked for a preference list"
@@ -57,7 +57,7 @@ class Preference(Method):
 
     def standing_line(self, session: Any, game: Any, player: Any) -> str:
         """Signing on again shows the player's list as it stands (nJudge)."""
-        from judge.commands.eml_preference import describe
+        from judge.methods.preference.eml_preference import describe
         from judge.games import counting_submission, game_params, power_list
         from judge.methods.preference.replay import read_list
 
