@@ -21,9 +21,9 @@ from sqlalchemy.orm import Session, sessionmaker
 from judge import audit, reminders
 from judge.config import Config
 from judge.failures import quarantine_game
-from judge.methods import METHODS, method_of
 from judge.games import (AssignmentRefused, missing_players, notify, power_list, record_refusal, refusal_text,
                          resolve_game, set_state, standings, tell_assignment_delayed)
+from judge.methods import METHODS, method_of
 from judge.store.models import Event, Game, Player
 from judge.wording import plural
 
