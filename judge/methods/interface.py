@@ -147,7 +147,10 @@ class Method:
         if the line is the method's own command, None to leave it to the
         shell. The method applies it to its engine, keeps the new state in
         game.method_state and the next tick in game.next_tick, and queues
-        the mails its events call for, all in the caller's transaction."""
+        the mails its events call for, all in the caller's transaction. The
+        line is logged and quoted as sent: a method's commands carry no
+        password. A line it claims is never read by the command grammar, so
+        its grammar must not claim the shell's words (SIGNON, LIST...)."""
         return None
 
     def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
