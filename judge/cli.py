@@ -65,6 +65,7 @@ class LazyGroup(click.Group):
     "unlock": "judge.cli_moderate:unlock",
     # Operators of a judge that is another judge's third party (docs/blinding.md).
     "thirdparty": "judge.cli_thirdparty:thirdparty",
+    "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
 })
 @click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
               help="TOML configuration file (deploy/judge.example.toml documents every option).")
