@@ -17,6 +17,7 @@ PACKAGES = {
     "preference": "judge.methods.preference",
     "random": "judge.methods.random_assign",
     "blind-random": "judge.methods.blind_random",
+    "lui": "judge.methods.lui",
 }
 
 

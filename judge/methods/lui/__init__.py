@@ -1,8 +1,8 @@
 """Lowest Unique Integer (method `lui`, issue 13): a real-time seat auction.
 
 Rules: ../shared/seeds/lowest-unique-integer.txt; as implemented, with every
-choice made where the seed is silent: docs/lui.md. The package holds the pure
-parts only, none of which does I/O, reads a clock or draws at random:
+choice made where the seed is silent: docs/lui.md. The pure parts do no I/O,
+read no clock and draw nothing at random:
 
 - board.py: the wrap-around board, its seat letters and each seat's four
   neighbours;
@@ -12,8 +12,93 @@ parts only, none of which does I/O, reads a clock or draws at random:
 - commands.py (with grammars/lui.lark): a line of a mail -> a command;
 - engine.py: the state machine (state + command -> state and events; state +
   clock -> state and events; the next time it wants the clock);
-- replay.py: a whole game from a JSON log, with no database (`judge resolve`).
+- replay.py: a whole game from a JSON log, with no database (`judge resolve`);
+- render.py: the board as text, BBCode and a PNG picture (Pillow);
+- persist.py: the engine's State as JSON (games.method_state) and back;
+- live.py: the game by mail, the shell's hooks (START, a mail's LUI lines,
+  the scheduler's tick) around the engine; its words in templates/lui/.
 
-The shell (store, scheduler, mail, board pictures) wraps these; nothing here
-imports it.
+`METHOD` below is what the shell sees (judge.methods.interface); it imports
+the rest only when a hook runs.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from judge.methods.interface import Method
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+    from judge.config import Config
+    from judge.store.models import Game
+
+
+class Lui(Method):
+    """LUI by mail (live.py): its own commands, its state in
+    games.method_state, its timers in games.next_tick."""
+
+    NAME = "lui"
+    ALIASES = ("lowest-unique-integer",)
+    ENGINE = "judge.methods.lui.engine"
+    RESULTS = "results/lui"
+    REPLAY = "judge.methods.lui.replay"
+    STARTS_AT_DEADLINE = False  # the GM's START opens the pregame
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        from judge.methods.lui.live import describe
+
+        return describe(dict(params))
+
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        from judge.methods.lui.engine import ParamError, params_from
+
+        try:
+            return params_from(raw, U).seats
+        except ParamError:
+            return 11
+
+    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        from judge.methods.lui.replay import ReplayError, replay
+        from judge.resolution.errors import ResolveInputError
+
+        try:
+            return replay(data)
+        except ReplayError as err:
+            raise ResolveInputError(str(err)) from err
+
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        return self.resolve_file(data, seed)
+
+    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
+        from judge.methods.lui.live import claims, mail_line
+
+        return mail_line(ctx, number, line) if claims(line) else None
+
+    def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
+        from judge.methods.lui.live import tick
+
+        return tick(session, config, now, game, at)
+
+    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        from judge.methods.lui.live import begin
+
+        return begin(session, config, now, game)
+
+    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        game.deadline = None  # the engine's timers run a started game, not the shell's deadline
+        return f"{game.name}: a LUI game has no deadline once started (its timers run it)"
+
+    def refusal(self, command: str, game: Game) -> str | None:
+        if command == "PROCESS":
+            return (f"?{game.name} is a Lowest Unique Integer game: its timers end it, there is nothing to "
+                    "process")
+        if command == "TAKEOVER":
+            return f"?{game.name} has no powers to take over; write to its GM ({game.gm_address})"
+        return None
+
+
+METHOD = Lui()

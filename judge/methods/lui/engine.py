@@ -899,3 +899,91 @@ def board_view(state: State) -> BoardView:
     rows = tuple(tuple(SeatView(seat, s.prize(seat).garnets, s.prize(seat).priority, state.standing_on(seat),
                                 state.won_seat(seat)) for seat in row) for row in s.board.grid())
     return BoardView(state.clock, rows, tuple((p.name, state.chips_left(p.name)) for p in state.players))
+
+
+# --------------------------------------------------------------------------
+# The game's settings as the shell stores them (games.params)
+# --------------------------------------------------------------------------
+
+class ParamError(ValueError):
+    """Settings the game cannot be played with."""
+
+
+# Players a preset's game takes unless the GM says otherwise (SET PLAYERS).
+PRESET_PLAYERS = {"F11": 11, "F8": 8}
+_NOT_SETTINGS = ("preset", "prizes", "players", "garnets", "priority")
+
+
+@dataclass(frozen=True)
+class Params:
+    """games.params of a LUI game: the preset, the settings changed from it,
+    the prize table, the number of players, each player's starting garnets
+    and priority (by address: they are set before the names are known)."""
+
+    preset: str = "F11"
+    changes: tuple[tuple[str, object], ...] = ()  # Settings fields: timer_hours, starting_chips, chip_price...
+    prizes: tuple[tuple[str, tuple[int, int]], ...] = ()
+    players: int | None = None
+    garnets: tuple[tuple[str, int], ...] = ()
+    priority: tuple[tuple[str, int], ...] = ()
+
+    @property
+    def seats(self) -> int:
+        return self.players if self.players is not None else PRESET_PLAYERS.get(self.preset, 11)
+
+    def settings(self) -> Settings:
+        from judge.methods.lui.settings import SettingsError, preset
+
+        try:
+            out = preset(self.preset, **dict(self.changes))
+            if self.prizes:
+                out = out.with_prizes(dict(self.prizes))
+        except (SettingsError, TypeError) as err:
+            raise ParamError(str(err)) from err
+        return out
+
+    def as_dict(self) -> dict[str, object]:
+        out: dict[str, object] = {"preset": self.preset, **dict(self.changes)}
+        if self.prizes:
+            out["prizes"] = {s: list(p) for s, p in self.prizes}
+        if self.players is not None:
+            out["players"] = self.players
+        if self.garnets:
+            out["garnets"] = dict(self.garnets)
+        if self.priority:
+            out["priority"] = dict(self.priority)
+        return out
+
+
+def default_params(U: int) -> Params:
+    return Params()
+
+
+def params_from(raw: Mapping[str, object] | None, U: int) -> Params:
+    raw = dict(raw or {})
+    name = str(raw.get("preset", "F11"))
+    changes = tuple(sorted((k, v) for k, v in raw.items() if k not in _NOT_SETTINGS))
+    prizes = raw.get("prizes") or {}
+    if not isinstance(prizes, Mapping):
+        raise ParamError("prizes map seats to [garnets, priority]")
+    players = raw.get("players")
+    if players is not None and (not isinstance(players, int) or isinstance(players, bool) or players < 2):
+        raise ParamError(f"players must be a whole number, at least 2, not {players!r}")
+    tables = []
+    for label in ("garnets", "priority"):
+        table = raw.get(label) or {}
+        if not isinstance(table, Mapping):
+            raise ParamError(f"{label} map players to numbers")
+        tables.append(tuple(sorted((str(k), int(v)) for k, v in table.items())))
+    try:
+        prize_items = tuple(sorted((str(s).upper(), (int(v[0]), int(v[1]))) for s, v in prizes.items()))
+    except (TypeError, ValueError, IndexError) as err:
+        raise ParamError(f"a prize is [garnets, priority]: {err}") from err
+    params = Params(name, changes, prize_items, players, tables[0], tables[1])
+    params.settings()  # ParamError if unusable
+    return params
+
+
+def check_params(U: int, params: Params) -> list[str]:
+    """The GM's warnings (the placeholder prizes); ParamError if unusable."""
+    return params.settings().warnings()

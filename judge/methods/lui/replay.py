@@ -261,3 +261,10 @@ def _plain(v: Any) -> Any:
     if isinstance(v, tuple):
         return [_plain(x) for x in v]
     return v
+
+
+def resolve(powers: Any, raw_params: Any, submissions: Any, stream: Any) -> dict[str, Any]:
+    """The assignment's resolver signature (judge.resolution): LUI is no
+    assignment. Its log is timed events, read by `replay` (judge resolve
+    hands it the whole file through Method.resolve_file)."""
+    raise ReplayError("a LUI game is replayed from its timed log (judge resolve FILE), not from submissions")
