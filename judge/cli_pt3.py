@@ -32,7 +32,8 @@ def solve(board: str, ax: str | None, ao: str | None, fmt: str) -> None:
     JSON: "board", "to_place" ("X", "O", or null when the game is over), "b"
     (exact: "p/q", "p" or "inf"), "b_float" (null for inf), "b1" and "bN" (the
     children's smallest and largest b), "x_square" and "o_square" (the square
-    each side takes if it wins the bid); with balances also "x_wins",
+    each side takes if it wins the bid); with balances also "x" and "o" (the
+    balances, exact like b), "x_wins",
     "winner", "bid_range" [lo, hi] (the winner's bids that keep the win, as
     exact fractions "p/q" like b), "bid_range_open" [lo open?, hi open?],
     "bid_range_float", "bid" (the whole-cent bid inside the range nearest its
