@@ -10,10 +10,6 @@ import json
 
 import click
 
-SQUARES_HELP = ("Squares: A1..C3 (rows A, B, C from top to bottom, columns 1, 2, 3 from left to right), "
-                "1..9 in reading order (A1 = 1, A3 = 3, B1 = 4, C3 = 9).")
-
-
 @click.group()
 def pt3() -> None:
     """Payola Tic-Tac-Toe: the exact solver (docs/pt3.md)."""
