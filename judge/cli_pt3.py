@@ -10,6 +10,7 @@ import json
 
 import click
 
+
 @click.group()
 def pt3() -> None:
     """Payola Tic-Tac-Toe: the exact solver (docs/pt3.md)."""
