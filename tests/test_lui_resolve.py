@@ -1,0 +1,85 @@
+"""`judge resolve FILE --format json|text|bbcode` on LUI's log (issue 13's
+example), through the registered method (Method.resolve_file -> replay.py),
+and its live parts that need no mail: the state's JSON round trip, the GM's
+settings as games.params."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+from click.testing import CliRunner
+
+from judge.cli import main
+from judge.methods import get_method
+from judge.methods.lui import engine
+from judge.methods.lui.persist import from_json, to_json
+from judge.methods.lui.replay import replay, run
+from tests.test_lui_replay import ISSUE_EXAMPLE
+
+
+@pytest.fixture
+def example(tmp_path):
+    path = tmp_path / "lui.json"
+    path.write_text(json.dumps(ISSUE_EXAMPLE))
+    return str(path)
+
+
+def test_json_is_the_replay_with_its_input(example):
+    result = CliRunner().invoke(main, ["resolve", example, "--format", "json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    assert out == {**replay(json.loads(json.dumps(ISSUE_EXAMPLE))), "input": ISSUE_EXAMPLE}
+    assert out["seats"]["Z"]["winner"] == "crawron" and out["winner"] == "crawron" and out["ec"] == "ann"
+    assert [r["ok"] for r in out["results"]] == [True, True]
+
+
+def test_text_shows_the_final_state(example):
+    result = CliRunner().invoke(main, ["resolve", example, "--format", "text"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert "  Z  crawron              won with   6 at 24.5 h (0 garnets, 0 priority)" in text
+    assert "The auction ended at 24.5 h (quiet)." in text and "Winner: crawron, seat Z with 6." in text
+    assert "EC: ann (winner); candidates reds, ann." in text
+    assert "The game waits: for the ToL gifts." in text
+    assert "  crawron                 14        0         1    6" in text
+    assert "  0 h  reds                   5 on Z (pregame): outbid at 0.5 h" in text
+
+
+def test_bbcode_shows_the_final_state(example):
+    result = CliRunner().invoke(main, ["resolve", example, "--format", "bbcode"])
+    assert result.exit_code == 0, result.output
+    text = result.output
+    assert text.startswith("[b]Lowest Unique Integer[/b] (F11;")
+    assert "[tr][td]Z[/td][td]crawron[/td][td]6[/td][td]24.5 h[/td][/tr]" in text
+    assert "[tr][td]ann (EC)[/td][td]20[/td][td]1[/td][td]2[/td][td]0[/td][/tr]" in text
+    assert "[*]0.5 h: crawron 6 on Z: won" in text
+    assert text.count("[table]") == text.count("[/table]") == 2
+
+
+def test_a_bad_log_is_refused_naming_the_field(tmp_path):
+    path = tmp_path / "bad.json"
+    path.write_text(json.dumps({**ISSUE_EXAMPLE, "events": [{"at": "soon", "player": "ann", "text": "BID Z 3"}]}))
+    result = CliRunner().invoke(main, ["resolve", str(path)])
+    assert result.exit_code != 0 and "events[0]: at must be a number of hours" in result.output
+
+
+def test_the_state_round_trips_through_json():
+    state = run(json.loads(json.dumps(ISSUE_EXAMPLE))).state
+    stored = json.loads(json.dumps(to_json(state)))
+    assert from_json(stored) == state
+    assert stored["$"] == "State"
+
+
+def test_the_gms_settings_are_the_games_params():
+    method = get_method("lui")
+    assert method is get_method("lowest-unique-integer")
+    params = engine.params_from({"preset": "F8", "timer_hours": 12.0, "prizes": {"Z": [3, 1]}, "players": 6,
+                                 "garnets": {"a@example.test": 2}}, 7)
+    assert engine.params_from(params.as_dict(), 7) == params
+    s = params.settings()
+    assert (s.preset, s.timer_hours, s.prize("Z").garnets, s.starting_chips, s.chip_price) == ("F8", 12.0, 3, 16, 2)
+    assert method.seats(7, params.as_dict()) == 6 and method.seats(7, {"preset": "F11"}) == 11
+    assert method.seats(7, {"preset": "F8"}) == 8
+    with pytest.raises(engine.ParamError, match="unknown preset"):
+        engine.params_from({"preset": "F9"}, 7)
