@@ -459,7 +459,7 @@ def board_png(view: BoardView, names: Mapping[str, str] | None = None, *,
               fill=FAINT)
 
     out = io.BytesIO()
-    img.save(out, format="PNG", optimize=True)
+    img.save(out, format="PNG", compress_level=6)  # optimize=True: 4x the time (50 ms), 3% smaller
     return out.getvalue()
 
 
