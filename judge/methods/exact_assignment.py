@@ -89,7 +89,13 @@ Blocks too big to count
 -----------------------
 If counting passes `count_limit` states in both orders, the same lines are
 tried in a frontier order (_frontier_order; order "players-frontier" or
-"powers-frontier", the lines recorded in the draw's context "lines"). If
+"powers-frontier", the lines recorded in the draw's context "lines"). A try
+gives up as soon as passing `count_limit` is certain, not when it is
+passed: before a line, when a floor on the states to come (_StatesFloor)
+already passes it, and within a line, as the new layer's pieces are merged
+(_next_codes). The verdict is always that of counting every state, so every
+block is counted, in the same order and numbering, as when each try ran to
+its limit; failing tries take milliseconds and a few MB. If
 that fails too, the block is drawn by the exact sampler
 (judge/methods/matching_sampler.py), keyed by two words of the stream: the
 draw is exactly uniform all the same, but its count is only estimated, with
@@ -361,23 +367,31 @@ class _LineDP:
         dummy_ok = {slot_type[s] for s in range(m) if allowed[n_real][s]} if n_real < m else set()
 
         closing = _closing(line_types, dummy_ok, T, n_real)
+        floor = _StatesFloor(line_types, closing, size)
 
         # Layered DP: forward over reachable states, then counts backwards.
+        # It gives up (_TooBig) once its states (all layers together) pass
+        # `limit`, and as soon as that is certain: when the layers to come
+        # must pass it (_StatesFloor), or when the layer being built does.
         layers: list[list[tuple[int, ...]]] = [[(0,) * T]]
         total = 1
         for k in range(n_real):
+            room = limit - total  # states the next layers may still add
+            if floor.passes(k, len(layers[-1]), room):
+                raise _TooBig
             nxt: dict[tuple[int, ...], None] = {}
             types = line_types[k]
+            close = closing[k]  # a state that leaves a slot no later line can take is dropped
             for st in layers[-1]:
                 for t in types:
                     u = st[t]
                     if u < size[t]:
-                        nxt[st[:t] + (u + 1,) + st[t + 1:]] = None
-            if closing[k]:  # drop the states that leave a slot no later line can take
-                nxt = {st: None for st in nxt if all(st[t] == size[t] for t in closing[k])}
+                        new = st[:t] + (u + 1,) + st[t + 1:]
+                        if not close or all(new[c] == size[c] for c in close):
+                            nxt[new] = None
+                if len(nxt) > room:
+                    raise _TooBig
             total += len(nxt)
-            if total > limit:
-                raise _TooBig
             layers.append(list(nxt))
         f: dict[tuple[int, ...], int] = {}
         for st in layers[n_real]:
@@ -482,26 +496,17 @@ class _LineDPVec(_LineDP):
             )
         dtype = np.int64 if bound < 1 << 62 else object
         closing = _closing(line_types, dummy_ok, T, n_real)
+        floor = _StatesFloor(line_types, closing, size)
         size_a = np.array(size, dtype=np.int64)
         layers = [np.zeros(1, dtype=np.int64)]
         total = 1
         for k in range(n_real):
-            codes = layers[-1]
-            parts = []
-            for t in line_types[k]:
-                dig = (codes // radix[t]) % (size[t] + 1)
-                parts.append(codes[dig < size[t]] + radix[t])
-            if parts:
-                nxt = np.sort(np.concatenate(parts))
-                if nxt.size > 1:
-                    nxt = nxt[np.concatenate(([True], nxt[1:] != nxt[:-1]))]
-            else:
-                nxt = np.zeros(0, dtype=np.int64)
-            for t in closing[k]:  # drop the states that leave a slot no later line can take
-                nxt = nxt[(nxt // radix[t]) % (size[t] + 1) == size[t]]
+            room = limit - total  # states the next layers may still add
+            if floor.passes(k, layers[-1].size, room):
+                raise _TooBig  # certain before the work: the layers to come pass the limit
+            nxt = _next_codes(layers[-1], line_types[k], closing[k], radix, size, room,
+                              min(len(line_types[k]), k + 1))
             total += nxt.size
-            if total > limit:
-                raise _TooBig
             layers.append(nxt)
         last = layers[n_real]
         ok = np.ones(last.size, dtype=bool)
@@ -548,6 +553,112 @@ class _LineDPVec(_LineDP):
         pos = int(np.searchsorted(child_codes, code))
         found = pos < child_codes.size and int(child_codes[pos]) == code
         return int(self.fl[k + 1][pos]) if found else 0
+
+
+# Candidate codes (8 bytes each) the numpy DP holds before merging them into
+# the layer it builds: the layer itself never passes the state limit, the
+# candidates (a layer times the types open to a line) would pass it many
+# times over (36 types x 200,000 states: 58 MB, and as much again to sort).
+_MERGE_CODES = 1 << 19
+
+
+def _next_codes(codes: np.ndarray, types: list[int], close: list[int], radix: list[int], size: list[int],
+                room: int, in_max: int) -> np.ndarray:
+    """The numpy DP's next layer: the sorted distinct codes one more line
+    reaches from `codes` (taking a free slot of one of its `types`), less
+    those that leave a slot of a `close` type free. Raises _TooBig as soon
+    as the layer certainly has more than `room` codes, with the same
+    verdict as building it whole: every type's part is distinct by itself,
+    a code is reached by at most `in_max` of the types (one per type it
+    holds, and it holds at most k + 1 slots), and the merged parts only
+    grow. Holds at most about _MERGE_CODES candidates besides the layer."""
+    merged = np.zeros(0, dtype=np.int64)
+    parts: list[np.ndarray] = []
+    pending = edges = 0
+    for seen, t in enumerate(types, 1):
+        dig = (codes // radix[t]) % (size[t] + 1)
+        part = codes[dig < size[t]]
+        del dig
+        part += radix[t]
+        for c in close:
+            part = part[(part // radix[c]) % (size[c] + 1) == size[c]]
+        edges += part.size
+        if part.size > room or -(-edges // min(seen, in_max)) > room:
+            raise _TooBig
+        if part.size:
+            parts.append(part)
+            pending += part.size
+        if pending > _MERGE_CODES:
+            merged = _merge_codes(merged, parts)
+            parts, pending = [], 0
+            if merged.size > room:
+                raise _TooBig
+    merged = _merge_codes(merged, parts)
+    if merged.size > room:
+        raise _TooBig
+    return merged
+
+
+def _merge_codes(merged: np.ndarray, parts: list[np.ndarray]) -> np.ndarray:
+    """The sorted distinct codes of `merged` (sorted, distinct) and `parts`."""
+    if not merged.size and len(parts) == 1:
+        return parts[0]  # sorted and distinct already: codes + one radix, filtered
+    if not parts:
+        return merged
+    out = np.concatenate([merged, *parts])
+    out.sort()
+    if out.size > 1:
+        out = out[np.concatenate(([True], out[1:] != out[:-1]))]
+    return out
+
+
+class _StatesFloor:
+    """A lower bound on the counting DP's states to come, to give up on a
+    try before its work when it is certain to pass the state limit (the
+    verdict is the same: a try that fits is never stopped).
+
+    After line k, a state uses k slots. Line k takes one of its free types
+    in every state of layer k: out of its types, a state of k slots has at
+    most `full` of them full (the smallest ones that the lines before could
+    have filled), so at least len(types) - full ways out; a state of layer
+    k + 1 is reached from at most min(len(types), k + 1) states of layer k
+    (one per type it holds). Hence |layer k+1| >= |layer k| * out / in,
+    when line k closes no slot type (else no bound: the layers to come are
+    not bounded past it)."""
+
+    def __init__(self, line_types: list[list[int]], closing: list[list[int]], size: list[int]):
+        lines = [0] * len(size)  # lines so far open to each type
+        steps: list[tuple[int, int] | None] = []
+        for k, types in enumerate(line_types):
+            if closing[k] or not types:
+                steps.append(None)
+            else:
+                full = used = 0
+                for v in sorted(size[t] for t in types if lines[t] >= size[t]):
+                    if used + v > k:
+                        break
+                    used += v
+                    full += 1
+                steps.append((len(types) - full, min(len(types), k + 1)))
+            for t in types:
+                lines[t] += 1
+        self.steps = steps
+
+    def passes(self, k: int, states: int, room: int) -> bool:
+        """True when the layers after layer k (`states` states) certainly
+        hold more than `room` states together."""
+        acc = 0
+        for j in range(k, len(self.steps)):
+            step = self.steps[j]
+            if step is None:
+                return False
+            states = -(-states * step[0] // step[1])
+            if not states:
+                return False
+            acc += states
+            if acc > room:
+                return True
+        return False
 
 
 def _closing(line_types: list[list[int]], dummy_ok: set[int], T: int, n_real: int) -> list[list[int]]:
@@ -919,29 +1030,23 @@ def _frontier_order(table: list[list[bool]], n_real: int) -> tuple[list[int], in
     ties. Returns (order, the most slots ever open). The counting DP's
     states grow with the open slots, not with the block."""
     m = len(table)
-    left = [sum(table[x][s] for x in range(n_real)) for s in range(m)]  # real lines still to come
-    touched = [False] * m
+    a = np.array(table[:n_real], dtype=np.int64).reshape(n_real, m)
+    left = a.sum(axis=0)  # real lines still to come, per slot
+    touched = np.zeros(m, dtype=bool)
+    done = np.zeros(n_real, dtype=bool)
     open_now = 0
     widest = 0
     order: list[int] = []
-    todo = set(range(n_real))
-    while todo:
-        best, best_open = -1, m + 1
-        for x in sorted(todo):
-            row = table[x]
-            after = open_now
-            for s in range(m):
-                if row[s]:
-                    after += (not touched[s]) - (left[s] == 1)  # opened, closed
-            if after < best_open:
-                best, best_open = x, after
-        todo.discard(best)
+    for _ in range(n_real):
+        # each line changes the open slots by those it opens less those it closes
+        delta = a @ (~touched).astype(np.int64) - a @ (left == 1).astype(np.int64)
+        delta[done] = 2 * m + 1
+        best = int(np.argmin(delta))  # the lowest number among the fewest
+        done[best] = True
         order.append(best)
-        for s in range(m):
-            if table[best][s]:
-                touched[s] = True
-                left[s] -= 1
-        open_now = best_open
+        touched |= a[best].astype(bool)
+        left -= a[best]
+        open_now += int(delta[best])
         widest = max(widest, open_now)
     return order, widest
 
