@@ -247,7 +247,7 @@ class TooHard(ValueError):
     solver says so rather than run for minutes or draw a biased result."""
 
     def __init__(self, players: int, powers: int, reason: str = "work") -> None:
-        self.players, self.powers = players, powers
+        self.players, self.powers, self.reason = players, powers, reason  # reason: "work" or "precision"
         super().__init__(
             f"{players} players tie among {powers} powers in ways too many to count, and drawing one "
             f"exactly passed the solver's {reason} limit; the master can send SET PRFRAND (powers "
@@ -1161,6 +1161,7 @@ def _sampled_block(cb: _Counted, k: int, p: int, q: int, stream: DrawStream | No
             "block": k, "count": count, "estimated": True, "low": cb.count, "high": high,
             "rows": list(cb.real_rows), "cols": list(cb.real_cols), "order": "sampled",
             "key": [f"{key[0]:016x}", f"{key[1]:016x}"], "trials": drawn.trials, "words": drawn.words,
+            "frontier": drawn.frontier,
         }))
     block = Block(tuple(cb.real_rows), tuple(cb.real_cols), count, None, False, "sampled", cb.count, high)
     return block, _block_pairs(cb, list(drawn.match[: len(cb.real_rows)]), p, q)

@@ -49,11 +49,7 @@ class Preference(Method):
 
         if not isinstance(err, TooHard):
             return None
-        # TooHard says which limit only in its sentence ("passed the solver's
-        # precision limit"), unless it comes to keep it as `reason`; the work
-        # limit is the one met in practice.
-        limit = getattr(err, "reason", None) or ("precision" if "precision limit" in str(err) else "work")
-        return err.players, err.powers, limit, str(err)
+        return err.players, err.powers, err.reason, str(err)
 
     def standing_line(self, session: Any, game: Any, player: Any) -> str:
         """Signing on again shows the player's list as it stands (nJudge)."""
