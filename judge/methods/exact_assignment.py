@@ -183,10 +183,14 @@ def _hungarian(c: list[list[int]]) -> list[int]:
 
 DEFAULT_COUNT_LIMIT = 200_000
 # Operations (judge/methods/matching_sampler.py counts them) allowed to the
-# exact draws of the blocks too big to count, all blocks of a solve together:
-# some 10 s on the machines this project runs on, the bound issue 12 sets at
-# 100 powers. A count, not a clock, so a replay refuses exactly alike.
-DEFAULT_WORK_LIMIT = 600_000_000
+# exact draws of the blocks too big to count, all blocks of a solve together.
+# A count, not a clock, so a replay refuses exactly alike. Measured on this
+# project's 2-core machine kind: 4-9 ns an operation, so a refusal comes after
+# 5-10 s at most (issue 12's bound at 100 powers: 10 s); the slowest inputs
+# found at 50 powers need 1.4e8 on average, and a draw's work is random (the
+# number of trials is geometric): twice 6e8 makes a refusal there about
+# e**-7 unlikely rather than a few in a hundred.
+DEFAULT_WORK_LIMIT = 1_200_000_000
 _FLOAT_EXACT = 1 << 53
 
 __all__ = [

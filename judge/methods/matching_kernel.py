@@ -19,7 +19,7 @@ _SMALL = {"_child", "_fix", "_line", "_reset", "_heap_better"}
 for _name in ("_child", "_fix", "_line", "_reset", "_heap_better", "_tail_per", "_tail_draw", "_node_state",
               "_frontier", "_paths", "_trials"):
     _source = getattr(matching_sampler, _name)
-    _compiled[_name] = njit(cache=True, inline="always" if _name in _SMALL else "never")(
+    _compiled[_name] = njit(cache=True, error_model="numpy", inline="always" if _name in _SMALL else "never")(
         type(_source)(_source.__code__, {**_source.__globals__, **_compiled}, _source.__name__))
 frontier = _compiled["_frontier"]
 paths = _compiled["_paths"]
