@@ -229,6 +229,48 @@ def test_a_whole_f11_game_by_mail_with_ec_choice_and_gifts(tmp_path, database_ur
     h.close()
 
 
+
+def test_the_gm_chooses_the_ec_when_the_winner_does_not(tmp_path, database_url):
+    """F8 with 4 players: the GM changes a prize during the game, the EC's
+    deadline runs out while the daemon is down (fired with its own time),
+    the GM chooses by mail, the winner gives what can be given."""
+    data_dir = tmp_path / "data"
+    h = Harness(data_dir, database_url)
+    players = ["a1", "a2", "a3", "a4"]
+    prizes = "\n".join(f"SET PRIZE {seat} 1 1" for seat in "RSTUVWXYZ")
+    setup(h, "ec", "F8", players, prizes + "\nSET PLAYERS 4")
+    _, opens, _, _ = state(h, "ec")
+    at(h, opens, 1)
+    h.run()
+    say(h, "a1", "ec", "BID Z 1")
+    say(h, "a2", "ec", "BID Y 2")
+    h.mail(GM, "SIGNON Mec gmpw\nSET PRIZE Y 5 2\nSET TIMER 12\nBID Z 3")
+    reply = h.body(h.last_to(GM))
+    assert "Done: seat Y now gives 5 garnets and 2 priority" in reply
+    assert "its settings are fixed" in reply and "Rejected: The GM does not bid." in reply
+
+    h = restart(h, data_dir, database_url)
+    at(h, opens, 100)
+    h.run()
+    s, _, next_tick, _ = state(h, "ec")
+    assert s.winner == "a1" and s.ec_candidates == ("a3", "a4") and s.ec_overdue and next_tick is None
+    overdue = lui_events(h, "ec", "EcOverdue")
+    assert [e.data["fired_at"] for e in overdue] == [(opens + timedelta(hours=25 + 24)).isoformat()]
+    gm_news = next(b for b in map(h.body, h.sent_to(GM)) if "did not choose the EC in time" in b)
+    assert "choose among a3, a4 with EC name" in gm_news
+    assert "Rejected: The time to choose the EC ran out" in say(h, "a1", "ec", "EC a3")
+    h.mail(GM, "SIGNON Mec gmpw\nEC a4")
+    assert "Done: a4 is the EC" in h.body(h.last_to(GM))
+    # F8: the winner 1, the adjacent winner (Y) 1, an unclaimed neighbour gives the winner one more.
+    assert "Done: you gave a ToL to a3" in say(h, "a1", "ec", "GIVE TOL a3")
+    s, _, _, game_state = state(h, "ec")
+    assert game_state == "resolved" and s.ec_by == "gm"
+    assert {p.name: p.tol for p in s.players} == {"a1": 3, "a2": 1, "a3": 1, "a4": 0}
+    assert s.player("a2").garnets == 5 and s.player("a2").chips == 14
+    body = h.body(h.sent_to_kind(addr("a4"), "result")[0])
+    assert "EC: a4 (gm)" in body and "Y  a2                   won with   2" in body and "(5 garnets, 2 priority)" in body
+    h.close()
+
 if __name__ == "__main__":  # pragma: no cover - print a game's mails to read them
     import sys
     import tempfile
