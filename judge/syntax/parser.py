@@ -12,7 +12,7 @@ from lark import Lark, LarkError, Token, Transformer, UnexpectedCharacters, Unex
 
 from judge.resources import data_dir
 from judge.syntax import nodes
-from judge.syntax.errors import CommandSyntaxError
+from judge.syntax.errors import CommandSyntaxError, fault
 
 # What a person should read for each terminal lark may expect next.
 _EXPECTED = {
@@ -438,23 +438,14 @@ def _syntax_error(err: UnexpectedInput, line: str, raw: str, line_no: int) -> Co
     """The error for a line that lark could not parse: `line` as shown (see
     _shown), `raw` as parsed."""
     end = len(line.rstrip()) + 1
-    column = getattr(err, "column", end)
-    if not isinstance(column, int) or not 1 <= column <= len(line):
-        column = end
+    column, expected = fault(err, line)
     if isinstance(err, UnexpectedToken):
-        expected = set(err.accepts or err.expected)
-        if err.token.type == "$END":
-            column = end
         hint = _found(line, raw, column) if column < end else "Instead the line ends."
     elif isinstance(err, UnexpectedCharacters):
-        expected = set(err.allowed or ())
         ch = line[column - 1] if column <= len(line) else ""
         hint = _invisible(raw[column - 1]) if ch == "\ufffd" != raw[column - 1] else f"'{ch}' cannot stand here."
     else:
-        expected, hint = set(), ""
-    # lark's contextual lexer names the end of the line "<END-OF-FILE>", a
-    # name no terminal has (it raised KeyError in _describe).
-    expected = {"$END" if term == "<END-OF-FILE>" else term for term in expected}
+        hint = ""
     if expected == {"$END"}:
         hint += _one_word(raw, column)
     if not expected or expected >= {"WORD", "GAME"}:

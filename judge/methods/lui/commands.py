@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from lark import Lark, LarkError, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
+from lark import Lark, LarkError, Transformer, UnexpectedInput
 
 from judge.resources import data_dir
-from judge.syntax.errors import CommandSyntaxError
+from judge.syntax.errors import CommandSyntaxError, fault
 
 MAX_LINE_LENGTH = 1000
 
@@ -176,18 +176,7 @@ def parse_lines(text: str) -> list[tuple[int, Command | LuiSyntaxError]]:
 
 def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> LuiSyntaxError:
     end = len(line.rstrip()) + 1
-    column = getattr(err, "column", end)
-    if not isinstance(column, int) or not 1 <= column <= len(line):
-        column = end
-    if isinstance(err, UnexpectedToken):
-        expected = set(err.accepts or err.expected)
-        if err.token.type == "$END":
-            column = end
-    elif isinstance(err, UnexpectedCharacters):
-        expected = set(err.allowed or ())
-    else:  # pragma: no cover - lark's other errors
-        expected = set()
-    expected = {"$END" if t == "<END-OF-FILE>" else t for t in expected}
+    column, expected = fault(err, line)
     rest = line[column - 1:].split(None, 1) if column < end else []
     hint = f"Instead '{rest[0][:20]}'." if rest else "Instead the line ends."
     return LuiSyntaxError(line_no, column, line, _describe(expected) if expected else _COMMANDS, hint)
