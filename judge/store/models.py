@@ -269,3 +269,15 @@ class SourceState(Base):
     uidvalidity: Mapped[int] = mapped_column(BigInteger)
     last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class Moderator(Base):
+    """An account of the web console (judge/web/auth.py); the password is a
+    hash (judge.passwords), as the players'."""
+
+    __tablename__ = "moderators"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    name: Mapped[str] = mapped_column(String(100), unique=True)
+    password: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime)
