@@ -382,6 +382,7 @@ class DiscourseSource(Source):
             wait = self._backoff
         self._retry_at = self._monotonic() + wait
         log.warning("%s: fetch failed (%s: %s); retrying in %.0f s", self.name, type(exc).__name__, exc, wait)
+        self.watermarks.note_error(self.name, st.base_url, f"fetch failed ({type(exc).__name__}: {exc})")
 
     # -- the mail -------------------------------------------------------
     def to_mail(self, post: _Post) -> bytes:

@@ -170,6 +170,7 @@ class ImapSource(Source):
         self._retry_at = self._monotonic() + self._backoff
         log.warning("%s: %s failed (%s: %s); retrying in %.0f s", self.name, what, type(exc).__name__, exc,
                     self._backoff)
+        self.watermarks.note_error(self.name, st.folder, f"{what} failed ({type(exc).__name__}: {exc})")
 
     def _ok(self) -> None:
         self._backoff = 0.0

@@ -35,7 +35,9 @@ class WatermarkStore:
     def get(self, source_name: str) -> Watermark | None:
         with self.sessions() as s:
             row = s.get(SourceState, source_name)
-            return None if row is None else Watermark(row.mailbox, row.uidvalidity, row.last_uid)
+            # uidvalidity 0: a row note_error made before any mail was stored.
+            return None if row is None or not row.uidvalidity else Watermark(row.mailbox, row.uidvalidity,
+                                                                               row.last_uid)
 
     def advance(self, session: Session, source_name: str, uidvalidity: int, uid: int,
                 mailbox: str | None = None) -> Watermark:
@@ -69,3 +71,18 @@ class WatermarkStore:
             else:
                 row.mailbox, row.uidvalidity, row.last_uid, row.updated_at = mailbox, uidvalidity, last_uid, _now()
         return Watermark(mailbox, uidvalidity, last_uid)
+
+    def note_error(self, source_name: str, mailbox: str, error: str) -> None:
+        """Keep the source's last failure for the web console (another
+        process than the daemon's, so it is kept in the store). Never raises:
+        the store may be what fails, and the source's own retry goes on."""
+        try:
+            with self.sessions.begin() as s:
+                row = s.get(SourceState, source_name, with_for_update=True)
+                if row is None:
+                    row = SourceState(source=source_name, mailbox=mailbox, uidvalidity=0, last_uid=0,
+                                      updated_at=_now())
+                    s.add(row)
+                row.last_error, row.last_error_at = error[:2000], _now()
+        except Exception:  # noqa: BLE001 - logged by the caller's warning already
+            pass

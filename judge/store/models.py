@@ -269,6 +269,11 @@ class SourceState(Base):
     uidvalidity: Mapped[int] = mapped_column(BigInteger)
     last_uid: Mapped[int] = mapped_column(BigInteger, default=0)
     updated_at: Mapped[datetime] = mapped_column(UTCDateTime)
+    # The source's last failure (judge.sources.watermark.note_error), for
+    # the web console; a row made by a failure alone has uidvalidity 0 (no
+    # watermark yet: a real UIDVALIDITY is never 0, RFC 3501).
+    last_error: Mapped[str | None] = mapped_column(Text)
+    last_error_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Moderator(Base):

@@ -1,6 +1,7 @@
 """moderators (issue 16): the accounts of the web console, a name and a
 password hashed as the players' (judge.passwords), made by `judge moderator
-add NAME`
+add NAME`; the last error of each mail source, for the console's page of
+the sources (written by the daemon, read by `judge web`: another process)
 
 Revision ID: 0010
 Revises: 0009
@@ -24,7 +25,13 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint('id', name=op.f('pk_moderators')),
         sa.UniqueConstraint('name', name=op.f('uq_moderators_name')),
     )
+    with op.batch_alter_table('source_state', schema=None) as batch_op:
+        batch_op.add_column(sa.Column('last_error', sa.Text(), nullable=True))
+        batch_op.add_column(sa.Column('last_error_at', sa.DateTime(), nullable=True))
 
 
 def downgrade() -> None:
+    with op.batch_alter_table('source_state', schema=None) as batch_op:
+        batch_op.drop_column('last_error_at')
+        batch_op.drop_column('last_error')
     op.drop_table('moderators')
