@@ -1,0 +1,73 @@
+"""A Payola game's settings (games.params), the method's ENGINE for the
+shell (default_params, params_from, check_params, ParamError). Pure.
+
+- start_balance: every power's balance before Spring 1901; None (the
+  default) gives each power the income of its home centres (ledger.income:
+  48 AgP for three, 62 for Russia's four), as DPjudge does;
+- movement_hours, retreat_hours, adjustment_hours: each phase's deadline,
+  counted from the end of the phase before;
+- powers: the GM's SET POWER choices, address -> power (the others are
+  drawn at START from the game's committed stream).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any, Mapping
+
+
+class ParamError(ValueError):
+    """Settings a Payola game cannot be played with."""
+
+
+@dataclass(frozen=True)
+class Params:
+    start_balance: int | None = None
+    movement_hours: float = 72.0
+    retreat_hours: float = 24.0
+    adjustment_hours: float = 24.0
+    powers: tuple[tuple[str, str], ...] = ()  # (address, power) the GM chose
+
+    def as_dict(self) -> dict[str, Any]:
+        return {"start_balance": self.start_balance, "movement_hours": self.movement_hours,
+                "retreat_hours": self.retreat_hours, "adjustment_hours": self.adjustment_hours,
+                "powers": dict(self.powers)}
+
+    def hours(self, phase_type: str) -> float:
+        """The deadline of a phase of type M, R or A."""
+        return {"M": self.movement_hours, "R": self.retreat_hours}.get(phase_type, self.adjustment_hours)
+
+
+_KNOWN = {"start_balance", "movement_hours", "retreat_hours", "adjustment_hours", "powers"}
+
+
+def default_params(U: int) -> Params:
+    return Params()
+
+
+def params_from(raw: Mapping[str, Any] | None, U: int) -> Params:
+    raw = dict(raw or {})
+    unknown = sorted(set(raw) - _KNOWN)
+    if unknown:
+        raise ParamError(f"unknown setting{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}")
+    start = raw.get("start_balance")
+    if start is not None and (not isinstance(start, int) or isinstance(start, bool) or start < 0):
+        raise ParamError(f"the starting balance must be a whole number of AgP, 0 or more, not {start!r}")
+    hours = {}
+    for key in ("movement_hours", "retreat_hours", "adjustment_hours"):
+        v = raw.get(key, getattr(Params, key))
+        if not isinstance(v, (int, float)) or isinstance(v, bool) or not 0 < v <= 24 * 60:
+            raise ParamError(f"{key.replace('_', ' ')} must be a number of hours above 0 (at most 60 days), "
+                             f"not {v!r}")
+        hours[key] = float(v)
+    powers = raw.get("powers") or {}
+    if not isinstance(powers, Mapping) or not all(isinstance(k, str) and isinstance(v, str)
+                                                  for k, v in powers.items()):
+        raise ParamError("powers maps a player's address to the power the GM gave them")
+    if len(set(p.casefold() for p in powers.values())) != len(powers):
+        raise ParamError("the GM gave one power to two players")
+    return Params(start_balance=start, powers=tuple(sorted(powers.items())), **hours)
+
+
+def check_params(U: int, params: Params) -> list[str]:
+    return []
