@@ -121,7 +121,11 @@ def check(state: State) -> None:
         by_seat.setdefault(r.seat, []).append(r)
     for seat, records in by_seat.items():
         for a, b in zip(records, records[1:]):
-            assert b.amount > a.amount and b.player != a.player and b.at >= a.at
+            assert b.at >= a.at
+            if a.outcome == "cancelled":  # an ejected player's bid: the seat was open again
+                assert a.outcome_at <= b.at
+                continue
+            assert b.amount > a.amount and b.player != a.player
             assert a.outcome == "outbid" and a.outcome_at == b.at
         last = records[-1]
         won, standing = state.won_seat(seat), state.standing_on(seat)
@@ -158,7 +162,15 @@ def check(state: State) -> None:
             assert sum(k for _, k in state.tol_awarded) == s.tol.total()
         assert len({p.priority for p in state.players}) == n  # every tie broken
     if state.phase in (engine.GIFTS, engine.FINISHED):
-        assert state.ec in state.ec_candidates
+        assert state.ec in state.ec_candidates or (state.ec is None and not state.ec_candidates)
+    # An ejected player has nothing standing and takes no part in the end game.
+    for p in state.players:
+        if p.out:
+            assert not any(b.player == p.name for b in state.standing)
+            assert not any(b.player == p.name for b in state.pregame_bids)
+            assert p.name not in state.ec_candidates or state.ec == p.name
+    names = [p.name for p in state.players]
+    assert len(names) == len(set(names)) and [p.name for p in state.start] == names
 
 
 def rejected(events, player=None) -> list[Rejected]:

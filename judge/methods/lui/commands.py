@@ -70,6 +70,22 @@ class SetPrize(Command):
     priority: int
 
 
+@dataclass(frozen=True)
+class Eject(Command):
+    """The GM's EJECT (the shell's command, given to the engine through the
+    method's roster_changed hook; a replay log holds it as the GM's line)."""
+
+    name: str
+
+
+@dataclass(frozen=True)
+class ReplacePlayer(Command):
+    """The GM's REPLACE: `new` takes over `old`'s seat in the game."""
+
+    old: str
+    new: str
+
+
 _EXPECTED = {
     "SEAT": "a seat's letter (like Z)",
     "AMOUNT": "a number of chips",
@@ -111,6 +127,12 @@ class _ToCommands(Transformer):
 
     def set_prize(self, c):
         return SetPrize(seat=str(c[0]).upper(), garnets=int(c[1]), priority=int(c[2]))
+
+    def eject(self, c):
+        return Eject(name=str(c[0]))
+
+    def replace_player(self, c):
+        return ReplacePlayer(old=str(c[0]), new=str(c[1]))
 
 
 @cache

@@ -23,7 +23,18 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Iterable, Mapping, Sequence
 
-from judge.methods.lui.commands import Bid, Buy, ChooseEc, Command, GiveTol, SetBoardMail, SetPrize, ShowBoard
+from judge.methods.lui.commands import (
+    Bid,
+    Buy,
+    ChooseEc,
+    Command,
+    Eject,
+    GiveTol,
+    ReplacePlayer,
+    SetBoardMail,
+    SetPrize,
+    ShowBoard,
+)
 from judge.methods.lui.settings import Settings
 from judge.methods.lui.tiebreak import Tiebreak, break_ties
 
@@ -51,6 +62,16 @@ class Player:
     fees: int = 0  # garnets paid as bid fees after fee_after_hours
     tol: int = 0
     board_mail: bool = True
+    out: bool = False  # ejected by the GM: keeps what they hold, takes no further part
+
+
+@dataclass(frozen=True)
+class RosterChange:
+    """The GM's EJECT (`new` None) or REPLACE (`new` took over `old`'s seat)."""
+
+    at: float
+    old: str
+    new: str | None = None
 
 
 @dataclass(frozen=True)
@@ -131,6 +152,7 @@ class State:
     gift_deadline: float | None = None
     gifts_overdue: bool = False
     finished_at: float | None = None
+    roster_changes: tuple[RosterChange, ...] = ()
 
     def player(self, name: str) -> Player:
         for p in self.players:
@@ -140,6 +162,10 @@ class State:
 
     def has_player(self, name: object) -> bool:
         return any(p.name == name for p in self.players)
+
+    def is_in(self, name: object) -> bool:
+        """A player still in the game (not ejected)."""
+        return any(p.name == name and not p.out for p in self.players)
 
     def standing_on(self, seat: str) -> Standing | None:
         return next((s for s in self.standing if s.seat == seat), None)
@@ -371,6 +397,25 @@ class GiftsOverdue(Event):
 
 
 @dataclass(frozen=True)
+class PlayerEjected(Event):
+    """To all: the GM ejected `player`; their standing bids (or pregame bid)
+    are cancelled; what they hold stays theirs."""
+
+    player: str
+    cancelled: tuple[Standing, ...]
+    pregame_bid: PregameBid | None
+
+
+@dataclass(frozen=True)
+class PlayerReplaced(Event):
+    """To all: `new` took over `old`'s seat: everything `old` held and did
+    is now under `new`'s name."""
+
+    old: str
+    new: str
+
+
+@dataclass(frozen=True)
 class GameFinished(Event):
     """To all: the final standings (the shell reads them from the state).
     `kept`: extra ToL that nobody could receive (nobody eligible was left)."""
@@ -393,6 +438,8 @@ def apply(state: State, player: str | None, command: Command, at: float) -> tupl
     if player is not GM and not state.has_player(player):
         out: tuple[State, tuple[Event, ...]] = state, (_reject(at, player, "player", f"{player} is not a player of "
                                                                 "this game.", command),)
+    elif player is not GM and not state.is_in(player):
+        out = state, (_reject(at, player, "player", f"{player} was ejected from this game.", command),)
     else:
         out = handler(state, player, command, at)
     return out[0], events + out[1]
@@ -640,6 +687,8 @@ def _give_tol(state: State, player: str | None, cmd: GiveTol, at: float) -> tupl
     name = cmd.name
     if not state.has_player(name):
         return _no(state, at, player, "tol", f"{name} is not a player of this game.", cmd)
+    if not state.is_in(name):
+        return _no(state, at, player, "tol", f"{name} was ejected from this game.", cmd)
     if name == player:
         return _no(state, at, player, "tol", "You cannot give a ToL to yourself.", cmd)
     if name == state.ec:
@@ -659,8 +708,127 @@ def _give_tol(state: State, player: str | None, cmd: GiveTol, at: float) -> tupl
     return state, events
 
 
+# --------------------------------------------------------------------------
+# The GM's EJECT and REPLACE (docs/lui.md, "Players leaving")
+# --------------------------------------------------------------------------
+
+def _roster_check(state: State, player: str | None, name: str, what: str,
+                  cmd: Command, at: float) -> tuple[State, tuple[Event, ...]] | None:
+    if player is not GM:
+        return _no(state, at, player, "gm", f"Only the GM may {what} a player.", cmd)
+    if state.phase == FINISHED:
+        return _no(state, at, player, "phase", "The game is finished.", cmd)
+    if not state.has_player(name):
+        return _no(state, at, player, "player", f"{name} is not a player of this game.", cmd)
+    if not state.is_in(name):
+        return _no(state, at, player, "player", f"{name} was ejected from this game already.", cmd)
+    return None
+
+
+def _eject(state: State, player: str | None, cmd: Eject, at: float) -> tuple[State, tuple[Event, ...]]:
+    """The player leaves: their standing bids (or pregame bid) are cancelled,
+    unpaid; their chips, garnets, priority and seats won stay theirs (so
+    nothing is created or lost); from now on they send no command, are no
+    EC candidate and receive no ToL; a seat they won counts for the ToL as
+    an unclaimed one."""
+    refused = _roster_check(state, player, cmd.name, "eject", cmd, at)
+    if refused:
+        return refused
+    name = cmd.name
+    cancelled = tuple(b for b in state.standing if b.player == name)
+    history = state.history
+    for b in cancelled:
+        history = tuple(_outcome(r, b, "cancelled", at) for r in history)
+    pregame = next((b for b in state.pregame_bids if b.player == name), None)
+    state = replace(state, players=_update(state.players, name, lambda p: replace(p, out=True, board_mail=False)),
+                    standing=tuple(b for b in state.standing if b.player != name), history=history,
+                    pregame_bids=tuple(b for b in state.pregame_bids if b.player != name),
+                    roster_changes=state.roster_changes + (RosterChange(at, name),))
+    events: list[Event] = [PlayerEjected(at, name, cancelled, pregame)]
+    if cancelled:
+        events.append(_board_changed(state, at))
+    if state.phase == EC:
+        state, more = _ec_again(state, at)
+        events.extend(more)
+    elif state.phase == GIFTS:
+        if not _owed(state) or not _eligible(state):
+            state, more = _finish(state, at)
+            events.extend(more)
+    return state, tuple(events)
+
+
+def _ec_again(state: State, at: float) -> tuple[State, tuple[Event, ...]]:
+    """The EC's choice after a player left: the candidates again among the
+    players still in; the GM chooses if the chooser left."""
+    candidates = _candidates(state)
+    chooser = state.ec_chooser if state.is_in(state.ec_chooser) else None
+    events: list[Event] = []
+    if chooser is None and state.ec_chooser is not None:
+        events.append(GmWarning(at, f"{state.ec_chooser}, who was to choose the EC, left the game: the GM "
+                                    f"chooses among {', '.join(candidates)}."))
+    state = replace(state, ec_candidates=candidates, ec_chooser=chooser,
+                    ec_deadline=state.ec_deadline if chooser is not None else None)
+    if len(candidates) == 1:
+        state = replace(state, ec=candidates[0], ec_by="rule")
+        events.append(EcDecided(at, candidates[0], "rule"))
+        state, more = _after_ec(state, at)
+        events.extend(more)
+    elif not candidates:  # nobody left in the game to be the EC
+        state, more = _after_ec(state, at)
+        events.extend(more)
+    return state, tuple(events)
+
+
+def _replace_player(state: State, player: str | None, cmd: ReplacePlayer,
+                    at: float) -> tuple[State, tuple[Event, ...]]:
+    """`new` takes over `old`'s seat, as a host hands a substitute the
+    seat: standing bids, chips, garnets, priority, seats won, ToL, the EC's
+    choice and gifts owed, all under the new name (the history too: the
+    seat's bids, with the change recorded). Board mail starts on again: it
+    was the old player's choice."""
+    refused = _roster_check(state, player, cmd.old, "replace", cmd, at)
+    if refused:
+        return refused
+    old, new = cmd.old, cmd.new
+    if new != old and state.has_player(new):
+        return _no(state, at, player, "player", f"{new} is a player of this game already.", cmd)
+    state = _rename(state, old, new)
+    state = replace(state, players=_update(state.players, new, lambda p: replace(p, board_mail=True)),
+                    roster_changes=state.roster_changes + (RosterChange(at, old, new),))
+    return state, (PlayerReplaced(at, old, new), _board_changed(state, at))
+
+
+def _rename(state: State, old: str, new: str) -> State:
+    def n(name):
+        return new if name == old else name
+
+    def names(t):
+        return tuple(n(x) for x in t)
+
+    def table(t):
+        return tuple((n(k), v) for k, v in t)
+
+    tb = state.tiebreak
+    if tb is not None:
+        tb = replace(tb, priority=table(tb.priority), gains=table(tb.gains),
+                     steps=tuple(replace(st, group=names(st.group), stayed=n(st.stayed)) for st in tb.steps),
+                     fallback=tuple(names(g) for g in tb.fallback))
+    return replace(
+        state,
+        players=tuple(replace(p, name=n(p.name)) for p in state.players),
+        start=tuple(replace(p, name=n(p.name)) for p in state.start),
+        previous_priority=tuple(table(s) for s in state.previous_priority),
+        pregame_bids=tuple(replace(b, player=n(b.player)) for b in state.pregame_bids),
+        standing=tuple(replace(b, player=n(b.player)) for b in state.standing),
+        won=tuple(replace(w, player=n(w.player)) for w in state.won),
+        history=tuple(replace(r, player=n(r.player)) for r in state.history),
+        winner=n(state.winner), tol_awarded=table(state.tol_awarded), tiebreak=tb,
+        ec_candidates=names(state.ec_candidates), ec_chooser=n(state.ec_chooser), ec=n(state.ec),
+        gifts=tuple(replace(g, giver=n(g.giver), to=n(g.to)) for g in state.gifts))
+
+
 _HANDLERS = {Bid: _bid, Buy: _buy, ShowBoard: _show_board, SetBoardMail: _board_mail, SetPrize: _set_prize,
-             ChooseEc: _choose_ec, GiveTol: _give_tol}
+             ChooseEc: _choose_ec, GiveTol: _give_tol, Eject: _eject, ReplacePlayer: _replace_player}
 
 
 # --------------------------------------------------------------------------
@@ -812,13 +980,15 @@ _FIRE = {_OPEN: _open, _TIMER: _timer, _QUIET: _quiet, _CANCEL: _cancel, _FEE: _
 
 def _end(state: State, at: float, reason: str) -> tuple[State, tuple[Event, ...]]:
     s = state.settings
-    winner = min(state.won, key=lambda w: w.amount) if state.won else None
+    # A seat won by a player since ejected counts as unclaimed (docs/lui.md).
+    won = [w for w in state.won if state.is_in(w.player)]
+    winner = min(won, key=lambda w: w.amount) if won else None
     tol = {p.name: 0 for p in state.players}
     if winner is not None:
         tol[winner.player] += s.tol.winner
         for seat in s.board.neighbours(winner.seat):
             w = state.won_seat(seat)
-            if w is not None:
+            if w is not None and state.is_in(w.player):
                 tol[w.player] += s.tol.adjacent
             elif s.tol.unclaimed_to_winner:
                 tol[winner.player] += s.tol.adjacent
@@ -826,11 +996,7 @@ def _end(state: State, at: float, reason: str) -> tuple[State, tuple[Event, ...]
                     [p.name for p in state.players])
     final = dict(tb.priority)
     players = tuple(replace(p, priority=final[p.name], tol=tol[p.name]) for p in state.players)
-    chips = {p.name: p.chips for p in players}
-    candidates = tuple(n for n, c in chips.items() if c >= s.starting_chips)
-    if not candidates:
-        fewest = min(chips.values())
-        candidates = tuple(n for n, c in chips.items() if c == fewest)
+    candidates = _candidates(replace(state, players=players))
     chooser = winner.player if winner is not None else None
     deadline = at + s.ec_hours if len(candidates) > 1 and chooser is not None else None
     awarded = tuple((n, k) for n, k in tol.items() if k)
@@ -848,15 +1014,31 @@ def _end(state: State, at: float, reason: str) -> tuple[State, tuple[Event, ...]
         events.append(EcDecided(at, candidates[0], "rule"))
         state, more = _after_ec(state, at)
         events.extend(more)
+    elif not candidates:  # nobody left in the game to be the EC
+        state, more = _after_ec(state, at)
+        events.extend(more)
     return state, tuple(events)
 
 
+def _candidates(state: State) -> tuple[str, ...]:
+    """The EC's candidates among the players still in: those holding at
+    least the starting chips; if none, those with the fewest."""
+    chips = {p.name: p.chips for p in state.players if not p.out}
+    if not chips:
+        return ()
+    candidates = tuple(n for n, c in chips.items() if c >= state.settings.starting_chips)
+    if not candidates:
+        fewest = min(chips.values())
+        candidates = tuple(n for n, c in chips.items() if c == fewest)
+    return candidates
+
+
 def _owed(state: State) -> tuple[tuple[str, int], ...]:
-    return tuple((p.name, p.tol - 1) for p in state.players if p.tol > 1)
+    return tuple((p.name, p.tol - 1) for p in state.players if p.tol > 1 and not p.out)
 
 
 def _eligible(state: State) -> tuple[str, ...]:
-    return tuple(p.name for p in state.players if p.tol == 0 and p.name != state.ec)
+    return tuple(p.name for p in state.players if p.tol == 0 and p.name != state.ec and not p.out)
 
 
 def _after_ec(state: State, at: float) -> tuple[State, tuple[Event, ...]]:

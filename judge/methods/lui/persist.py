@@ -20,7 +20,7 @@ from judge.methods.lui import engine, settings, tiebreak
 
 _CLASSES = {c.__name__: c for c in (
     engine.State, engine.Player, engine.Standing, engine.WonSeat, engine.PregameBid, engine.BidRecord,
-    engine.Gift, settings.Settings, settings.TolRules, settings.Prize, tiebreak.Tiebreak, tiebreak.Step)}
+    engine.Gift, engine.RosterChange, settings.Settings, settings.TolRules, settings.Prize, tiebreak.Tiebreak, tiebreak.Step)}
 
 
 def to_json(state: engine.State) -> dict[str, Any]:

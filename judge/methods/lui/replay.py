@@ -238,6 +238,8 @@ def output(r: Replayed) -> dict[str, Any]:
         "ec_deadline": s.ec_deadline,
         "gifts": [{"at": g.at, "from": g.giver, "to": g.to} for g in s.gifts],
         "finished_at": s.finished_at,
+        "roster_changes": [{"at": c.at, "old": c.old, "new": c.new} for c in s.roster_changes],
+        "ejected": [p.name for p in s.players if p.out],
         "history": [{"at": h.at, "player": h.player, "seat": h.seat, "bid": h.amount, "fee": h.fee,
                      "pregame": h.pregame, "outcome": h.outcome, "outcome_at": h.outcome_at} for h in s.history],
         "warnings": warnings,
