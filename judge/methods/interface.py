@@ -184,9 +184,11 @@ class Method:
         """What SIGNON adds about the player's submission as it stands."""
         return ""
 
-    def roster_changed(self, ctx: Any, game: Game) -> str:
+    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
         """EJECT or REPLACE changed a game's players: what the master's reply
-        adds (the method may queue work in ctx.after)."""
+        adds (the method may queue work in ctx.after). `old`: the player row
+        ejected or replaced (its status already changed); `new`: the
+        replacement's row (None for EJECT)."""
         return ""
 
     def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
@@ -196,4 +198,16 @@ class Method:
     def refusal(self, command: str, game: Game) -> str | None:
         """Why the method refuses a shell command ("PROCESS", "TAKEOVER",
         "NO PREFERENCE FOR") for this game, or None."""
+        return None
+
+    # -- the public web pages (judge/web/, docs/web.md) -------------------
+    # A blind game: the web never shows who plays which power, nor the
+    # record, seed or secret that would tell it.
+    BLIND: bool = False
+
+    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
+        """The game's own state as its public web page shows it, live:
+        {"text": fixed-width text, "png": a picture's bytes or None}, with
+        players named by `names` (address -> public name, never an
+        address); None: the method shows nothing of its own."""
         return None

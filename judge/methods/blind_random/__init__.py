@@ -27,6 +27,7 @@ class BlindRandom(Method):
     COMMANDS = ("judge.methods.blind_random.eml_blinding",)
     REMINDED_STATE = "bidding"
     DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
+    BLIND = True  # the web shows no power beside a player, nor the record
     RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
@@ -86,7 +87,7 @@ class BlindRandom(Method):
         return [(p, {"step": step, "third_party": third_party})
                 for p in game.players if p.status == "active" and p.address in waiting]
 
-    def roster_changed(self, ctx: Any, game: Game) -> str:
+    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
         from judge.methods.blind_random.eml_blinding import roster_changed
 
         return roster_changed(ctx, game)

@@ -92,6 +92,11 @@ class Lui(Method):
         game.deadline = None  # the engine's timers run a started game, not the shell's deadline
         return f"{game.name}: a LUI game has no deadline once started (its timers run it)"
 
+    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
+        from judge.methods.lui.live import public_board
+
+        return public_board(game, names)
+
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":
             return (f"?{game.name} is a Lowest Unique Integer game: its timers end it, there is nothing to "

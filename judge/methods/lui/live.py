@@ -27,7 +27,7 @@ from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
 from functools import cache
-from typing import TYPE_CHECKING, Any, Iterable
+from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from judge import audit
 from judge.methods.lui import engine
@@ -441,6 +441,21 @@ def _board(live: Live) -> tuple[str, bytes]:
 
     view = engine.board_view(live.state)
     return render.board_text(view, opens_at=live.opens_at), render.board_png(view, opens_at=live.opens_at)
+
+
+def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
+    """The board for the game's public web page (Method.public_board): the
+    names in the game are address local parts, so each is shown by the
+    player's public name instead (`names`: address -> name)."""
+    from judge.methods.lui import render
+
+    if not game.method_state:
+        return None  # not started: no board yet
+    live = Live(game)
+    shown = {n: names.get(a, names.get(a.casefold(), "?")) for n, a in live.address.items()}
+    view = engine.board_view(live.state)
+    return {"text": render.board_text(view, shown, opens_at=live.opens_at),
+            "png": render.board_png(view, shown, opens_at=live.opens_at)}
 
 
 def _send_board(session: Session, config: Config, now: datetime, game: Game, live: Live,

@@ -1,0 +1,172 @@
+"""What the public pages show, read from the store: plain dicts, no
+addresses. Every function takes a session and only reads.
+
+A player is named by their public name (`public_names`); the stored
+results, keyed by address, are shown with each address replaced by that
+name. A blind game (its Method's BLIND) shows no power beside a player, no
+record, no seed and no secret.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import Any
+
+from sqlalchemy import func, select
+from sqlalchemy.orm import Session, selectinload
+
+from judge.games import active_players, find_game
+from judge.methods import UnknownMethod, method_of
+from judge.names import clean_name
+from judge.store.models import Game, Player, Resolution, Submission
+
+
+def _method(game: Game):
+    try:
+        return method_of(game)
+    except UnknownMethod:  # a game of a method this judge no longer has: shown plainly
+        return None
+
+
+def is_blind(game: Game) -> bool:
+    m = _method(game)
+    return bool(m and m.BLIND)
+
+
+def public_names(game: Game) -> dict[str, str]:
+    """address -> the name the web shows: the player's name, never an
+    address ("player 3" where the name holds an @); names that clash get
+    their place in the game, so two players are never one name."""
+    out: dict[str, str] = {}
+    seen: dict[str, int] = {}
+    for k, p in enumerate(game.players, 1):
+        name = clean_name(p.name)
+        if not name or "@" in name:
+            name = f"player {k}"
+        key = name.casefold()
+        seen[key] = seen.get(key, 0) + 1
+        if seen[key] > 1:
+            name = f"{name} ({seen[key]})"
+        out[p.address] = name
+        out.setdefault(p.address.casefold(), name)
+    return out
+
+
+def games_list(session: Session) -> list[dict[str, Any]]:
+    """Every game: name, method, variant, state, deadline, players (active)."""
+    counts = dict(session.execute(
+        select(Player.game_id, func.count()).where(Player.status == "active").group_by(Player.game_id)).all())
+    return [{"name": g.name, "method": g.method, "variant": g.variant, "state": g.state,
+             "deadline": g.deadline, "players": counts.get(g.id, 0), "powers": len(g.powers or [])}
+            for g in session.scalars(select(Game).order_by(Game.name))]
+
+
+def find(session: Session, name: str) -> Game | None:
+    return find_game(session, name.lstrip("?"))
+
+
+def latest_resolution(session: Session, game: Game) -> Resolution | None:
+    return session.scalars(select(Resolution).where(Resolution.game_id == game.id)
+                           .order_by(Resolution.id.desc()).limit(1)).first()
+
+
+def submitted(session: Session, game: Game) -> set[int]:
+    """Ids of the active players with a valid submission in (never what)."""
+    return set(session.scalars(select(Submission.player_id).where(
+        Submission.game_id == game.id, Submission.valid.is_(True)).distinct()))
+
+
+def rename(value: Any, names: dict[str, str]) -> Any:
+    """A stored record with every player's address (as a key, a value, or
+    inside a text) replaced by the player's public name."""
+    if not names:
+        return value
+    pattern = _pattern(names)
+    if isinstance(value, dict):
+        return {rename(k, names): rename(v, names) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rename(v, names) for v in value]
+    if isinstance(value, str) and "@" in value:
+        return pattern.sub(lambda m: names.get(m.group(0), names.get(m.group(0).casefold(), m.group(0))), value)
+    return value
+
+
+def _pattern(names: dict[str, str]) -> re.Pattern:
+    # Longest first: "ab@x.org" must not be cut short by "b@x.org".
+    return re.compile("|".join(re.escape(a) for a in sorted(names, key=len, reverse=True)), re.IGNORECASE)
+
+
+def game_page(session: Session, game: Game) -> dict[str, Any]:
+    """The public facts of one game, for templates/web/public/game.html.j2."""
+    method = _method(game)
+    blind = bool(method and method.BLIND)
+    names = public_names(game)
+    ins = submitted(session, game)
+    asks = bool(method and method.SUBMITS) and game.state in ("bidding", "waiting")
+    players = [{"name": names[p.address], "submitted": (p.id in ins) if asks else None,
+                # A power is public once the results are out, except in a blind game.
+                "power": p.power if (game.state == "resolved" and not blind) else None}
+               for p in active_players(game)]
+    page: dict[str, Any] = {
+        "name": game.name, "method": game.method, "variant": game.variant, "state": game.state,
+        "deadline": game.deadline, "created_at": game.created_at, "resolved_at": game.resolved_at,
+        "players": players, "seats": len(game.powers or []), "blind": blind, "asks": asks,
+        "powers": [p.get("name") for p in (game.powers or []) if isinstance(p, dict)],
+        "commitment": game.commitment, "results": None, "reveal": None, "record": False,
+    }
+    resolution = latest_resolution(session, game) if game.state == "resolved" else None
+    if resolution is not None and not blind:
+        page["results"] = rename(resolution.result, names)
+        page["results_folder"] = method.RESULTS if method else None
+        reveal = resolution.reveal or {}
+        page["reveal"] = {"seed": resolution.seed, "secret": reveal.get("secret"),
+                          "commitment": reveal.get("commitment") or game.commitment,
+                          "entropy": len(reveal.get("entropy") or [])}
+        page["record"] = True
+    return page
+
+
+def public_record(session: Session, game: Game) -> dict[str, Any] | None:
+    """The game's resolution.json as the web publishes it (None for a blind
+    game or one not resolved): the sealed record of the results mails, with
+    each address replaced by a stand-in that sorts as the addresses did
+    (the replays read players in that order, so `judge verify` re-runs it
+    the same) and the players' public names in its `names`."""
+    from judge import record
+
+    if is_blind(game) or game.state != "resolved":
+        return None
+    resolution = latest_resolution(session, game)
+    if resolution is None:
+        return None
+    names = public_names(game)
+    addresses = sorted({p.address for p in game.players})
+    width = len(str(len(addresses)))
+    stand_in = {a: f"player{k:0{width}d}@players.invalid" for k, a in enumerate(addresses, 1)}
+    sealed = record.sealed(game.name, resolution.method, resolution.input, resolution.reveal, resolution.result,
+                           {stand_in[a]: names[a] for a in addresses})
+    return rename(sealed, stand_in) | {"names": {stand_in[a]: names[a] for a in addresses}}
+
+
+def feed_entries(session: Session, game: Game | None = None, limit: int = 50) -> list[dict[str, Any]]:
+    """Resolved games, newest first (one game's, or the judge's): what the
+    Atom feeds publish. A blind game's entry says only that it is assigned."""
+    q = (select(Resolution, Game).join(Game, Resolution.game_id == Game.id)
+         .options(selectinload(Game.players)).order_by(Resolution.created_at.desc(), Resolution.id.desc())
+         .limit(limit))
+    if game is not None:
+        q = q.where(Resolution.game_id == game.id)
+    out = []
+    for resolution, g in session.execute(q).all():
+        blind = is_blind(g)
+        names = public_names(g)
+        assignment = {} if blind else rename(resolution.result.get("assignment") or {}, names)
+        out.append({"game": g.name, "method": g.method, "id": resolution.id, "at": resolution.created_at,
+                    "blind": blind, "assignment": assignment,
+                    "seed": None if blind else resolution.seed})
+    return out
+
+
+def latest_change(session: Session) -> datetime | None:
+    return session.scalar(select(func.max(Resolution.created_at)))
