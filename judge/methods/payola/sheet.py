@@ -1,0 +1,234 @@
+"""A Payola offer sheet -> its lines as frozen dataclasses (grammars/payola.lark).
+
+Each line is parsed alone (LALR: linear in its length), so a line the
+judge cannot read is refused with its line, column and a caret, and the rest
+of the sheet stands. This module knows only the syntax: which units and
+provinces exist, and which offers the rules forbid, is judge.methods.payola.
+orders' business.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cache
+
+from lark import Lark, LarkError, Transformer, UnexpectedInput
+
+from judge.resources import data_dir
+from judge.syntax.errors import CommandSyntaxError, fault
+
+MAX_LINE_LENGTH = 1000
+MAX_LINES = 2000  # a sheet of 34 units with a dozen offers each is ~400 lines
+MAX_AMOUNT = 9999  # DPjudge's limit (PayolaGame.parseOffer), which also bounds the overspending passes
+MAX_REPEAT = 99  # likewise: "2*5" repeats an offer at most 99 times
+
+
+class SheetSyntaxError(CommandSyntaxError):
+    """A line that is no offer (or that breaks a limit of the syntax)."""
+
+
+@dataclass(frozen=True)
+class Piece:
+    """One part of an amount: `repeat` offers of `amount`, each cut no lower
+    than `plateau` until all of the power's offers are at their plateaus."""
+
+    repeat: int
+    amount: int
+    plateau: int
+
+
+@dataclass(frozen=True)
+class UnitRef:
+    type: str | None  # "A", "F", or None when the writer left it out
+    loc: str  # as written, upper case (an abbreviation or a one-word name, maybe with /coast)
+
+
+@dataclass(frozen=True)
+class RawOrder:
+    """An order as written: resolved against the map by orders.py."""
+
+    unit: UnitRef | None  # None: an alternative after "|" that left its unit out
+    kind: str  # "H", "-", "S" or "C"
+    target: UnitRef | None = None  # the unit supported or convoyed
+    dest: str | None = None  # where the unit (or the target) goes
+    via: bool = False
+
+
+@dataclass(frozen=True, kw_only=True)
+class Line:
+    line: int = field(default=0, compare=False)
+    text: str = field(default="", compare=False)
+
+
+@dataclass(frozen=True)
+class Offer(Line):
+    kind: str  # ":" direct, "!" negative, ">" if it moves, "@" if it does not, "&" gift
+    pieces: tuple[Piece, ...]
+    orders: tuple[RawOrder, ...]  # the first and its alternatives, in the order written
+
+
+@dataclass(frozen=True)
+class Savings(Line):
+    amount: int
+
+
+_EXPECTED = {
+    "COUNT": "an amount (a whole number)",
+    "KIND": "an offer's kind (: ! > @ &)",
+    "UTYPE": "a unit's type (A or F)",
+    "LOC": "a province",
+    "HOLD": "H",
+    "MOVE": "-",
+    "SUPPORT": "S",
+    "CONVOY": "C",
+    "VIA": "VIA",
+    "$END": "the end of the line",
+}
+_OFFER = "an offer, like 4 : A PAR - BUR"
+
+
+class _ToLines(Transformer):
+    def start(self, c):
+        return c[0]
+
+    def savings(self, c):
+        return ("savings", c[0])
+
+    def offer(self, c):
+        amount, kind, order, *alternatives = c
+        return ("offer", amount, None if kind is None else str(kind), order, alternatives)
+
+    def amount(self, c):
+        return tuple(c)
+
+    def piece(self, c):
+        repeat, amount, plateau = c
+        return (repeat, int(amount), plateau)
+
+    def repeat(self, c):
+        return int(c[0])
+
+    def plateau(self, c):
+        return "=" if c[0] is None else int(c[0])  # "8#" keeps the whole amount
+
+    def order(self, c):
+        unit, body = c
+        return RawOrder(unit, *body)
+
+    def alternative(self, c):
+        if len(c) == 1:
+            return RawOrder(None, *c[0])
+        return RawOrder(c[0], *c[1])
+
+    def unit(self, c):
+        utype, loc = c
+        return UnitRef(None if utype is None else str(utype).upper(), str(loc).upper())
+
+    def hold(self, c):
+        return ("H",)
+
+    def move(self, c):
+        return ("-", None, str(c[1]).upper(), c[2] is not None)
+
+    def support(self, c):
+        return ("S", c[1], None if c[3] is None else str(c[3]).upper())
+
+    def convoy(self, c):
+        return ("C", c[1], str(c[3]).upper())
+
+
+@cache
+def _parser() -> Lark:
+    text = (data_dir("grammars") / "payola.lark").read_text(encoding="utf-8")
+    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToLines())
+
+
+def _describe(expected: set[str]) -> str:
+    names = sorted({_EXPECTED.get(t, t) for t in expected if t in _EXPECTED})
+    if not names:
+        return _OFFER
+    if {"COUNT", "UTYPE", "LOC"} <= expected:
+        return _OFFER
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " or " + names[-1]
+
+
+def _clean(text: str, line_no: int) -> str:
+    line = text.rstrip("\r\n")
+    if len(line) > MAX_LINE_LENGTH:
+        raise SheetSyntaxError(line_no, 1, line[:80] + "...", f"a line of at most {MAX_LINE_LENGTH} characters",
+                               "Split it: one offer per line.")
+    line = "".join(" " if ch.isspace() or ch == "\ufeff" else ch for ch in line)
+    for i, ch in enumerate(line):
+        if not ch.isprintable():
+            raise SheetSyntaxError(line_no, i + 1, line.replace(ch, "\ufffd"), "visible text",
+                                   f"The character U+{ord(ch):04X} cannot stand here; delete it.")
+    return line
+
+
+def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
+    """One line -> its offer or savings request; None for a blank line or
+    a comment alone. SheetSyntaxError (with line, column, caret) otherwise."""
+    line = _clean(text, line_no)
+    if not line.split("%", 1)[0].strip():
+        return None
+    try:
+        kind, *rest = _parser().parse(line)
+    except UnexpectedInput as err:
+        raise _syntax_error(err, line, line_no) from err
+    except LarkError as err:
+        raise SheetSyntaxError(line_no, 1, line, _OFFER, "The judge could not read this line.") from err
+    written = line.split("%", 1)[0].strip()
+    if kind == "savings":
+        pieces = _pieces(rest[0], line, line_no, savings=True)
+        return Savings(amount=sum(p.repeat * p.amount for p in pieces), line=line_no, text=written)
+    amount, offer_kind, first, alternatives = rest
+    pieces = _pieces(amount, line, line_no) if amount is not None else (Piece(1, 0, 0),)
+    return Offer(kind=offer_kind or ":", pieces=pieces, orders=(first, *alternatives), line=line_no, text=written)
+
+
+def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple[Piece, ...]:
+    out = []
+    column = len(line) - len(line.lstrip()) + 1
+    for repeat, amount, plateau in raw:
+        if savings and plateau is not None:
+            raise SheetSyntaxError(line_no, line.index("#") + 1, line, "no plateau on a savings request",
+                                   "Write the amount to keep, like 25 $.")
+        if amount > MAX_AMOUNT:
+            raise SheetSyntaxError(line_no, column, line, f"an amount of at most {MAX_AMOUNT} AgP")
+        if repeat is not None and not 1 <= repeat <= MAX_REPEAT:
+            raise SheetSyntaxError(line_no, column, line, f"a repetition of 1 to {MAX_REPEAT} times")
+        floor = amount if plateau == "=" else (plateau or 0)
+        if floor > amount:
+            raise SheetSyntaxError(line_no, column, line, f"a plateau no higher than the amount ({amount})",
+                                   f"{amount}#{floor} cuts the offer to {floor}, more than it offers.")
+        # A zero offer is one offer however often it is repeated (DPjudge, parseOffer).
+        out.append(Piece(1 if amount == 0 else (repeat or 1), amount, floor))
+    return tuple(out)
+
+
+def parse_sheet(text: str) -> list[tuple[int, Offer | Savings | SheetSyntaxError]]:
+    """Every line of a sheet that says something, in order, with its number:
+    its offer or savings request, or the error that refused it. Lines past
+    MAX_LINES are refused, one error for them all."""
+    out: list[tuple[int, Offer | Savings | SheetSyntaxError]] = []
+    for k, line in enumerate(text.splitlines(), start=1):
+        if k > MAX_LINES:
+            out.append((k, SheetSyntaxError(k, 1, line[:80], f"a sheet of at most {MAX_LINES} lines",
+                                            "The lines from here on are not read.")))
+            break
+        try:
+            parsed = parse_line(line, k)
+        except SheetSyntaxError as err:
+            out.append((k, err))
+            continue
+        if parsed is not None:
+            out.append((k, parsed))
+    return out
+
+
+def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> SheetSyntaxError:
+    end = len(line.rstrip()) + 1
+    column, expected = fault(err, line)
+    rest = line[column - 1:].split(None, 1) if column < end else []
+    hint = f"Instead '{rest[0][:20]}'." if rest else "Instead the line ends."
+    return SheetSyntaxError(line_no, column, line, _describe(expected) if expected else _OFFER, hint)
