@@ -66,6 +66,7 @@ class LazyGroup(click.Group):
     # Operators of a judge that is another judge's third party (docs/blinding.md).
     "thirdparty": "judge.cli_thirdparty:thirdparty",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
+    "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })
 @click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
               help="TOML configuration file (deploy/judge.example.toml documents every option).")
@@ -84,8 +85,11 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 
 @main.command()
 @click.option("--once", is_flag=True, help="Run one iteration and exit (for cron or tests).")
+@click.option("--web", "with_web", is_flag=True, help="Also serve the web pages (as `judge web`), in a thread.")
+@click.option("--host", help="With --web: address to listen on (default: [web] host).")
+@click.option("--port", type=int, help="With --web: port to listen on (default: [web] port).")
 @click.pass_context
-def serve(ctx: click.Context, once: bool) -> None:
+def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port: int | None) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
     config = _config(ctx, methods=True)
     from sqlalchemy import make_url
@@ -99,6 +103,14 @@ def serve(ctx: click.Context, once: bool) -> None:
         click.echo(f"judge: reading mail from the Maildir {config.inbox_path}")
         where = config.outbox_path if config.transport == "maildir" else f"{config.smtp.host}:{config.smtp.port}"
         click.echo(f"judge: sending mail through {config.transport} ({where}) as {config.address}")
+        web = None
+        if with_web:
+            # Its own thread, event loop and store engine: a page never
+            # holds up the daemon (judge/web/server.py).
+            from judge.web.server import Background, make_server
+
+            web = Background(make_server(config, host, port)).start()
+            click.echo(f"judge: web pages on http://{web.server.config.host}:{web.port}/")
         sys.stdout.flush()
         if once:
             click.echo(json.dumps(judge.run_once(), default=str))

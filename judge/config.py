@@ -89,6 +89,9 @@ class Config:
     # Reminders to players who have not submitted, this many hours before a
     # deadline (a game's SET REMINDERS overrides them).
     reminder_hours: tuple[float, ...] = (24.0, 1.0)
+    # `judge web` and `judge serve --web` listen here ([web] host, port; docs/web.md).
+    web_host: str = "127.0.0.1"
+    web_port: int = 8080
 
     @property
     def domain(self) -> str:
@@ -110,6 +113,7 @@ _KNOWN = {
                "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
     "auth": {"trusted_authserv_ids", "require_authenticated_from"},
     "blinding": {"trusted_judges"},
+    "web": {"host", "port"},
     "variants": None,
 }
 
@@ -286,6 +290,10 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     reminder_hours = _get(j, "judge", "reminder_hours", list, [24, 1])
     if not all(isinstance(h, (int, float)) and not isinstance(h, bool) and h > 0 for h in reminder_hours):
         raise ConfigError(f"[judge] reminder_hours: a list of positive numbers of hours, not {reminder_hours!r}")
+    web = raw.get("web", {})
+    web_port = _get(web, "web", "port", int, 8080)
+    if not 0 < web_port < 65536:
+        raise ConfigError(f"[web] port: between 1 and 65535, not {web_port}")
     return Config(
         data_dir=base,
         database_url=database,
@@ -319,4 +327,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         default_method=default_method,
         docs_url=docs_url,
         reminder_hours=tuple(sorted((float(h) for h in reminder_hours), reverse=True)),
+        web_host=_get(web, "web", "host", str, "127.0.0.1"),
+        web_port=web_port,
     )

@@ -24,7 +24,8 @@ from judge.resources import data_dir
 from tests.harness import make_mail
 
 # (lark, the command parser: deliver beside the daemon parses no command.)
-HEAVY = ("sqlalchemy", "alembic", "scipy", "numba", "numpy", "jinja2", "lark")
+# (starlette, uvicorn, feedgen: the web, only for `judge web` and `judge serve --web`.)
+HEAVY = ("sqlalchemy", "alembic", "scipy", "numba", "numpy", "jinja2", "lark", "starlette", "uvicorn", "feedgen")
 # Runs `judge ARGS...` in a fresh interpreter, then prints which heavy
 # packages it imported (a command's exit is caught: its modules stay).
 _PROBE = """
@@ -113,7 +114,7 @@ def test_help_lists_every_subcommand_with_its_summary():
     out = CliRunner().invoke(main, ["--help"]).output
     listed = {line.split()[0] for line in out.split("Commands:")[1].splitlines() if line.strip()}
     assert listed == {"blind", "deliver", "games", "log", "migrate", "outbox", "pt3", "resolve", "serve", "thirdparty",
-                      "unlock", "unstick", "verify"}
+                      "unlock", "unstick", "verify", "web"}
     assert "Blinding: get a random power" in out  # a lazily loaded command's own help line
     assert "Lift the password lock" in out
 
