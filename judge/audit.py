@@ -61,6 +61,27 @@ def game_events(session: Session, game: Game) -> list[dict[str, Any]]:
     ]
 
 
+def filter_events(events: list[dict[str, Any]], *, player: str | None = None,
+                  kinds: tuple[str, ...] = ()) -> list[dict[str, Any]]:
+    """The events of `game_events` that concern `player` (an address) and
+    are of one of `kinds` (`judge log --player --kind` and the console).
+    A player's events: their mails in and everything those mails caused
+    (commands, state changes, replies), mails out to them, and any event
+    that names their address."""
+    if player:
+        who = player.strip().casefold()
+        theirs = {e["inbound_id"] for e in events
+                  if e["kind"] == "inbound" and (e.get("sender") or "").casefold() == who}
+        events = [e for e in events
+                  if (e["inbound_id"] is not None and e["inbound_id"] in theirs)
+                  or (e["kind"] == "outbound" and who in {str(a).casefold() for a in e.get("to", ())})
+                  or any(isinstance(v, str) and v.casefold() == who for v in e.values())]
+    if kinds:
+        wanted = {k.casefold() for k in kinds}
+        events = [e for e in events if e["kind"].casefold() in wanted]
+    return events
+
+
 def run_events(session: Session, run_id: int, since: datetime) -> list[dict[str, Any]]:
     """Every event of a third-party run of the blinding protocol (which has
     no game on this judge: its events carry `run`), oldest first, with the
@@ -75,3 +96,30 @@ def run_events(session: Session, run_id: int, since: datetime) -> list[dict[str,
         {"at": e.at.isoformat(), "kind": e.kind, "inbound_id": e.inbound_id, "outbox_id": e.outbox_id, **e.data}
         for e in chosen
     ]
+
+
+def describe(e: dict[str, Any]) -> str:
+    """One event in words, as `judge log` prints it (after its time) and the
+    console shows it."""
+    kind = e["kind"]
+    if kind == "inbound":
+        what = f"mail in  #{e['inbound_id']} from {e.get('sender')}: {e.get('subject')!r}"
+    elif kind == "outbound":
+        what = f"mail out #{e['outbox_id']} to {', '.join(e.get('to', []))}: {e.get('subject')!r}"
+    elif kind == "command":
+        what = f"line {e.get('line')} of mail #{e['inbound_id']} {e.get('status')}: {e.get('text')!r} -> {e.get('message')}"
+        # A refused bid list's reasons: one a line, as the reply shows them.
+        what += "".join(f"\n{'':21}- {note}" for note in e.get("notes", ()))
+    elif kind == "draw" and "run" in e:
+        what = f"draw ({e.get('what')}, third party's shuffle): {e.get('chosen')} (word #{e.get('counter')})"
+    elif kind == "draw":
+        what = (f"draw ({e.get('what')}, step {e.get('context', {}).get('step')}): {e.get('chosen')} "
+                f"from {e.get('options')} (word #{e.get('counter')})")
+    elif kind == "resolution":
+        what = f"resolved with seed {e.get('seed')}: {e.get('assignment')}"
+    else:
+        # A sentence of its fields, not a Python dict (JSON is for machines).
+        rest = [f"{k.replace('_', ' ')} {', '.join(map(str, v)) if isinstance(v, list) else v}"
+                for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id") and v is not None]
+        what = f"{kind}: " + "; ".join(rest)
+    return what

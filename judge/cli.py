@@ -63,6 +63,9 @@ class LazyGroup(click.Group):
     # Moderators: resume a stuck game, lift a password lock (docs/security.md).
     "unstick": "judge.cli_moderate:unstick",
     "unlock": "judge.cli_moderate:unlock",
+    # Moderators: quarantined mails, the web console's accounts (docs/web.md).
+    "quarantine": "judge.cli_moderate:quarantine",
+    "moderator": "judge.cli_moderate:moderator",
     # Operators of a judge that is another judge's third party (docs/blinding.md).
     "thirdparty": "judge.cli_thirdparty:thirdparty",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
@@ -295,8 +298,11 @@ def _third_party_runs(s) -> list[dict]:
 @main.command()
 @click.argument("game")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--player", help="Only what concerns this player's address: their mails, what they caused, replies.")
+@click.option("--kind", "kinds", multiple=True, help="Only events of this kind (inbound, command, outbound, draw, "
+              "state...); may be given again.")
 @click.pass_context
-def log(ctx: click.Context, game: str, fmt: str) -> None:
+def log(ctx: click.Context, game: str, fmt: str, player: str | None, kinds: tuple[str, ...]) -> None:
     """Print a game's audit trail in time order: mails in and out, commands, draws."""
     from judge import audit
     from judge.app import build_judge
@@ -315,6 +321,7 @@ def log(ctx: click.Context, game: str, fmt: str) -> None:
             if not runs:
                 raise click.ClickException(f"no game {game!r}")
             events = [e for r in reversed(runs) for e in audit.run_events(s, r.id, r.created_at)]
+    events = audit.filter_events(events, player=player, kinds=kinds)
     if fmt == "json":
         click.echo(json.dumps(events, indent=2, default=str))
         return
@@ -323,28 +330,9 @@ def log(ctx: click.Context, game: str, fmt: str) -> None:
 
 
 def _event_line(e: dict) -> str:
-    at, kind = e["at"][:19].replace("T", " "), e["kind"]
-    if kind == "inbound":
-        what = f"mail in  #{e['inbound_id']} from {e.get('sender')}: {e.get('subject')!r}"
-    elif kind == "outbound":
-        what = f"mail out #{e['outbox_id']} to {', '.join(e.get('to', []))}: {e.get('subject')!r}"
-    elif kind == "command":
-        what = f"line {e.get('line')} of mail #{e['inbound_id']} {e.get('status')}: {e.get('text')!r} -> {e.get('message')}"
-        # A refused bid list's reasons: one a line, as the reply shows them.
-        what += "".join(f"\n{'':21}- {note}" for note in e.get("notes", ()))
-    elif kind == "draw" and "run" in e:
-        what = f"draw ({e.get('what')}, third party's shuffle): {e.get('chosen')} (word #{e.get('counter')})"
-    elif kind == "draw":
-        what = (f"draw ({e.get('what')}, step {e.get('context', {}).get('step')}): {e.get('chosen')} "
-                f"from {e.get('options')} (word #{e.get('counter')})")
-    elif kind == "resolution":
-        what = f"resolved with seed {e.get('seed')}: {e.get('assignment')}"
-    else:
-        # A sentence of its fields, not a Python dict (JSON is for machines).
-        rest = [f"{k.replace('_', ' ')} {', '.join(map(str, v)) if isinstance(v, list) else v}"
-                for k, v in e.items() if k not in ("at", "kind", "inbound_id", "outbox_id") and v is not None]
-        what = f"{kind}: " + "; ".join(rest)
-    return f"{at}  {what}"
+    from judge.audit import describe
+
+    return f"{e['at'][:19].replace('T', ' ')}  {describe(e)}"
 
 
 @main.group(invoke_without_command=True)
@@ -355,19 +343,12 @@ def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
     """List the outgoing mail that waits or failed (and, with --all, was sent)."""
     if ctx.invoked_subcommand is not None:
         return
-    from sqlalchemy import select
-
+    from judge import outbox as queue
     from judge.app import build_judge
-    from judge.store.models import OutboxMessage
 
     judge = build_judge(_config(ctx), with_io=False)
     with judge.sessions() as s:
-        query = select(OutboxMessage).order_by(OutboxMessage.id)
-        if not show_all:
-            query = query.where(OutboxMessage.status != "sent")
-        rows = [{"id": r.id, "status": r.status, "attempts": r.attempts, "to": r.recipients, "subject": r.subject,
-                 "next_attempt": r.next_attempt_at.isoformat() if r.status == "queued" else None,
-                 "last_error": r.last_error} for r in s.scalars(query)]
+        rows = queue.listing(s, show_all=show_all)
     if fmt == "json":
         click.echo(json.dumps(rows, indent=2))
         return
@@ -384,23 +365,19 @@ def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
 @click.pass_context
 def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
     """Queue failed (or waiting) mails again, to be sent at the next pass."""
+    from judge import outbox as queue
     from judge.app import build_judge
     from judge.clock import SystemClock
-    from judge.store.models import OutboxMessage
 
     judge = build_judge(_config(ctx.parent), with_io=False)
     now = SystemClock().now()
     problems = []
     with judge.sessions.begin() as s:
         for row_id in ids:
-            row = s.get(OutboxMessage, row_id)
-            if row is None:
-                problems.append(f"#{row_id}: no such mail")
-            elif row.status == "sent":
-                problems.append(f"#{row_id}: sent already at {row.sent_at:%Y-%m-%d %H:%M}; not sent again")
+            problem = queue.retry(s, row_id, now)
+            if problem:
+                problems.append(problem)
             else:
-                # A fresh series of attempts: the retry limit counts from here.
-                row.status, row.attempts, row.next_attempt_at = "queued", 0, now
                 click.echo(f"#{row_id}: queued again")
     for p in problems:
         click.echo(p, err=True)

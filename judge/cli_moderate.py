@@ -1,5 +1,6 @@
 """Moderators' commands: resume a stuck game, lift a master's (or a
-player's) password lock. Both act on the store only; the daemon carries on."""
+player's) password lock, run a quarantined mail again, make an account of
+the web console. All act on the store only; the daemon carries on."""
 
 from __future__ import annotations
 
@@ -57,3 +58,78 @@ def unlock(ctx: click.Context, game: str, player: str | None) -> None:
                 raise click.ClickException(f"no player {player!r} in ?{g.name}")
         lockout.unlock(s, g, who, SystemClock().now())
     click.echo(f"?{g.name}: the password of {who.address if who else 'the master'} is unlocked")
+
+
+@click.group(invoke_without_command=True)
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def quarantine(ctx: click.Context, fmt: str) -> None:
+    """List the quarantined mails (a bug met them) with their error."""
+    if ctx.invoked_subcommand is not None:
+        return
+    import json
+
+    from judge.failures import quarantined_mails
+
+    with _judge(ctx).sessions() as s:
+        rows = quarantined_mails(s)
+    if fmt == "json":
+        click.echo(json.dumps(rows, indent=2))
+        return
+    if not rows:
+        click.echo("no mail is quarantined")
+    for r in rows:
+        click.echo(f"#{r['id']:<6} {r['received_at'][:19].replace('T', ' ')}  from {r['sender']}: {r['subject']!r}"
+                   f"\n        error: {r['error']}")
+
+
+@quarantine.command("rerun")
+@click.argument("ids", nargs=-1, type=int, required=True)
+@click.pass_context
+def quarantine_rerun(ctx: click.Context, ids: tuple[int, ...]) -> None:
+    """Run quarantined mails again (after the cause is mended), at the next pass."""
+    from judge.clock import SystemClock
+    from judge.failures import rerun_mail
+
+    now, problems = SystemClock().now(), []
+    with _judge(ctx.parent).sessions.begin() as s:
+        for mail_id in ids:
+            problem = rerun_mail(s, mail_id, now, by="judge quarantine rerun")
+            if problem:
+                problems.append(problem)
+            else:
+                click.echo(f"#{mail_id}: queued to run again")
+    for p in problems:
+        click.echo(p, err=True)
+    if problems:
+        ctx.exit(1)
+
+
+@click.group()
+def moderator() -> None:
+    """Accounts of the web console (`judge web`, /console/)."""
+
+
+@moderator.command("add")
+@click.argument("name")
+@click.option("--password-stdin", is_flag=True, help="Read the password from standard input (one line), "
+              "not from the terminal.")
+@click.pass_context
+def moderator_add(ctx: click.Context, name: str, password_stdin: bool) -> None:
+    """Make (or give a new password to) the console account NAME."""
+    import sys
+
+    from judge.clock import SystemClock
+    from judge.web.auth import AccountError, set_moderator
+
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\r\n")
+    else:
+        password = click.prompt("Password", hide_input=True, confirmation_prompt=True)
+    judge = _judge(ctx.parent)
+    try:
+        with judge.sessions.begin() as s:
+            made = set_moderator(s, name, password, SystemClock().now(), cost=judge.config.password_cost)
+    except AccountError as err:
+        raise click.ClickException(str(err)) from err
+    click.echo(f"moderator {name}: {'account made' if made else 'password changed'}")

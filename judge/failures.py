@@ -14,11 +14,12 @@ from __future__ import annotations
 import logging
 from datetime import datetime
 
+from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from judge import audit
 from judge.config import Config
-from judge.store.models import Game
+from judge.store.models import Game, InboundMessage
 
 log = logging.getLogger(__name__)
 
@@ -51,6 +52,32 @@ def unstick(session: Session, game: Game, now: datetime) -> str:
     audit.record(session, now, "state", game_id=game.id, old=STUCK, new=state, error_was=last_line(game.error))
     game.state, game.stuck_from, game.error = state, None, None
     return state
+
+
+def quarantined_mails(session: Session) -> list[dict]:
+    """The mails a bug (or an unusable From) put aside, oldest first, with
+    their error: `judge quarantine` and the console's page of them."""
+    rows = session.execute(select(InboundMessage.id, InboundMessage.received_at, InboundMessage.processed_at,
+                                  InboundMessage.source, InboundMessage.sender, InboundMessage.subject,
+                                  InboundMessage.reason)
+                           .where(InboundMessage.status == "quarantined").order_by(InboundMessage.id)).all()
+    return [{"id": r.id, "received_at": r.received_at.isoformat(),
+             "quarantined_at": r.processed_at.isoformat() if r.processed_at else None, "source": r.source,
+             "sender": r.sender, "subject": r.subject, "error": last_line(r.reason), "traceback": r.reason}
+            for r in rows]
+
+
+def rerun_mail(session: Session, mail_id: int, now: datetime, by: str | None = None) -> str | None:
+    """Put a quarantined mail back in the queue (after its cause is mended):
+    the next pass runs it as a new mail. None when done, else why not."""
+    row = session.get(InboundMessage, mail_id, with_for_update=True)
+    if row is None:
+        return f"#{mail_id}: no such mail"
+    if row.status != "quarantined":
+        return f"#{mail_id}: not quarantined (it is {row.status})"
+    audit.record(session, now, "rerun", inbound_id=row.id, error_was=last_line(row.reason), by=by)
+    row.status, row.reason, row.processed_at = "new", None, None
+    return None
 
 
 def last_line(error: str | None) -> str:

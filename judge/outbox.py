@@ -175,3 +175,41 @@ def _failed(sessions, row_id: int, attempts: int, err: TransportError, now: date
             next_attempt_at=now if final else now + delay))
     log.warning("outbox %s: attempt %d failed (%s)%s", row_id, attempts, err, "; giving up" if final else "")
     counts["failed" if final else "retry"] += 1
+
+
+# -- what the operator sees: `judge outbox` and the web console ----------
+
+def listing(session: Session, *, show_all: bool = False) -> list[dict]:
+    """The outbox rows that wait or failed (with `show_all`, also those
+    sent), oldest first: `judge outbox` and the console's outbox page."""
+    query = select(OutboxMessage).order_by(OutboxMessage.id)
+    if not show_all:
+        query = query.where(OutboxMessage.status != "sent")
+    return [{"id": r.id, "status": r.status, "attempts": r.attempts, "to": r.recipients, "subject": r.subject,
+             "kind": r.kind, "next_attempt": r.next_attempt_at.isoformat() if r.status == "queued" else None,
+             "last_error": r.last_error} for r in session.scalars(query)]
+
+
+def delivery_states(session: Session, ids: Sequence[int]) -> dict[int, dict]:
+    """Where each outbox row of `ids` stands (a game's audit trail shows it
+    beside each outbound mail)."""
+    if not ids:
+        return {}
+    rows = session.execute(select(OutboxMessage.id, OutboxMessage.status, OutboxMessage.attempts,
+                                  OutboxMessage.sent_at, OutboxMessage.last_error)
+                           .where(OutboxMessage.id.in_(set(ids)))).all()
+    return {r.id: {"status": r.status, "attempts": r.attempts, "sent_at": r.sent_at, "last_error": r.last_error}
+            for r in rows}
+
+
+def retry(session: Session, row_id: int, now: datetime) -> str | None:
+    """Queue a failed (or waiting, or unconfirmed) mail again, for the next
+    pass; None when done, else why not (no such mail, sent already)."""
+    row = session.get(OutboxMessage, row_id, with_for_update=True)
+    if row is None:
+        return f"#{row_id}: no such mail"
+    if row.status == "sent":
+        return f"#{row_id}: sent already at {row.sent_at:%Y-%m-%d %H:%M}; not sent again"
+    # A fresh series of attempts: the retry limit counts from here.
+    row.status, row.attempts, row.next_attempt_at = "queued", 0, now
+    return None

@@ -1,0 +1,161 @@
+"""The console's accounts and guards: moderators (a name and a password
+hashed as the players', judge.passwords), who is logged in (a signed session
+cookie: Starlette's SessionMiddleware, set up by judge.web.app), the CSRF
+token of a session, and the limit on failed logins per client address.
+
+No Starlette import here: `judge moderator add` uses the accounts without
+loading the web stack. The guards read only `request.session`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import threading
+import time
+from collections import OrderedDict, deque
+from datetime import datetime
+from typing import Any, Callable
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
+
+from judge import passwords
+from judge.store.models import Moderator
+
+NAME_MAX = 100
+# A hash of a password nobody has: checked when the name is unknown, so a
+# login takes as long for a wrong name as for a wrong password (no probing
+# of names by timing). Made once, at the first such login.
+_DUMMY: dict[int, str] = {}
+
+
+class AccountError(ValueError):
+    """A name or password `judge moderator add` cannot take."""
+
+
+def set_moderator(session: Session, name: str, password: str, now: datetime,
+                  cost: int = passwords.DEFAULT_COST) -> bool:
+    """Make the account `name`, or give it a new password (which ends its
+    open sessions: see fingerprint). True when the account is new."""
+    name = name.strip()
+    if not name or len(name) > NAME_MAX or not name.isprintable():
+        raise AccountError(f"a moderator's name is 1 to {NAME_MAX} printable characters")
+    if len(password) < 8:
+        raise AccountError("the password must have at least 8 characters")
+    row = session.scalars(select(Moderator).where(Moderator.name == name)).first()
+    hashed = passwords.hash_password(password, cost)
+    if row is None:
+        session.add(Moderator(name=name, password=hashed, created_at=now))
+        return True
+    row.password = hashed
+    return False
+
+
+def check_login(session: Session, name: str, password: str) -> Moderator | None:
+    """The account if `password` is its password, else None."""
+    row = session.scalars(select(Moderator).where(Moderator.name == name.strip()[:NAME_MAX])).first()
+    if row is None:
+        cost = passwords.DEFAULT_COST
+        if cost not in _DUMMY:
+            _DUMMY[cost] = passwords.hash_password(secrets.token_urlsafe(16), cost)
+        passwords.check_password(password, _DUMMY[cost])
+        return None
+    return row if passwords.check_password(password, row.password) else None
+
+
+def fingerprint(row: Moderator) -> str:
+    """What the session keeps of the account's password hash: a new password
+    (or a deleted account) ends every session opened with the old one."""
+    return hashlib.sha256(f"{row.id}:{row.password}".encode()).hexdigest()[:32]
+
+
+# -- sessions -----------------------------------------------------------------
+
+def log_in(request: Any, row: Moderator) -> None:
+    """A fresh session for `row` (a new CSRF token too: no token seen before
+    the login is good after it)."""
+    request.session.clear()
+    request.session.update({"moderator": row.name, "fp": fingerprint(row), "csrf": secrets.token_urlsafe(32)})
+
+
+def current_moderator(request: Any, session: Session) -> str | None:
+    """The logged-in moderator's name, if the session's account still has the
+    password it was opened with."""
+    name, fp = request.session.get("moderator"), request.session.get("fp")
+    if not isinstance(name, str) or not isinstance(fp, str):
+        return None
+    row = session.scalars(select(Moderator).where(Moderator.name == name)).first()
+    if row is None or not hmac.compare_digest(fingerprint(row), fp):
+        request.session.clear()
+        return None
+    return row.name
+
+
+def csrf_token(request: Any) -> str:
+    """The session's CSRF token, made on first use (the login form has one
+    before anyone is logged in)."""
+    token = request.session.get("csrf")
+    if not isinstance(token, str) or len(token) < 32:
+        token = secrets.token_urlsafe(32)
+        request.session["csrf"] = token
+    return token
+
+
+def csrf_ok(request: Any, sent: object) -> bool:
+    """Whether a form's token is the session's own (compared in constant time)."""
+    token = request.session.get("csrf")
+    return (isinstance(token, str) and len(token) >= 32 and isinstance(sent, str)
+            and hmac.compare_digest(token.encode(), sent.encode()))
+
+
+# -- failed logins ------------------------------------------------------------
+
+class LoginLimiter:
+    """At most `limit` failed logins per client address in `window` seconds;
+    then that address is refused until its oldest failure is `window` old.
+    In memory, per web process (a restart forgets; several processes each
+    count their own). `clock`: monotonic seconds, injected by the tests."""
+
+    def __init__(self, limit: int = 5, window: float = 900.0, clock: Callable[[], float] = time.monotonic,
+                 max_addresses: int = 10_000) -> None:
+        self.limit, self.window, self.clock, self.max_addresses = limit, window, clock, max_addresses
+        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
+        self._lock = threading.Lock()  # the endpoints run in a thread pool
+
+    def _recent(self, address: str, now: float) -> deque[float]:
+        times = self._failures.get(address)
+        if times is None:
+            return deque()
+        while times and times[0] <= now - self.window:
+            times.popleft()
+        if not times:
+            del self._failures[address]
+        return times
+
+    def wait(self, address: str) -> float:
+        """Seconds until `address` may try again; 0 when it may now."""
+        with self._lock:
+            now = self.clock()
+            times = self._recent(address, now)
+            if len(times) < self.limit:
+                return 0.0
+            return max(0.0, times[0] + self.window - now)
+
+    def failed(self, address: str) -> None:
+        with self._lock:
+            now = self.clock()
+            self._recent(address, now)
+            times = self._failures.setdefault(address, deque())
+            times.append(now)
+            self._failures.move_to_end(address)
+            while len(times) > self.limit:
+                times.popleft()
+            # Bounded memory under a flood of addresses: the longest quiet go first.
+            while len(self._failures) > self.max_addresses:
+                self._failures.popitem(last=False)
+
+    def succeeded(self, address: str) -> None:
+        with self._lock:
+            self._failures.pop(address, None)
