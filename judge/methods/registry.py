@@ -18,6 +18,7 @@ PACKAGES = {
     "random": "judge.methods.random_assign",
     "blind-random": "judge.methods.blind_random",
     "lui": "judge.methods.lui",
+    "payola": "judge.methods.payola",
 }
 
 

@@ -1,0 +1,93 @@
+"""Payola Diplomacy (method `payola`, issue 14): players do not order their
+units; they offer silver pieces (AgP) to every unit on the board, and each
+unit obeys the best offer. Rules and every choice where they are silent:
+docs/payola.md.
+
+- bribes.py, sheet.py, orders.py, replay.py (payola-core): the offer
+  sheet's grammar and checks, the choice of each unit's order in one
+  movement phase, `judge resolve` of one phase;
+- settings.py: the GM's settings (the shell's ENGINE);
+- ledger.py: the accounts, every change a line;
+- game.py: the phases with the `diplomacy` package (movement by bribes,
+  retreats and adjustments by the owners, income before Spring);
+- commands.py (grammars/payola_commands.lark): a mail's Payola lines;
+- live.py: the game by mail, the shell's hooks; render.py: the map (SVG).
+
+`METHOD` is what the shell sees; the rest is imported when a hook runs.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from judge.methods.interface import Method
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+    from judge.config import Config
+    from judge.store.models import Game
+
+
+class Payola(Method):
+    """A whole Diplomacy game by mail, its movement orders bought."""
+
+    NAME = "payola"
+    ENGINE = "judge.methods.payola.settings"
+    RESULTS = "results/payola"
+    REPLAY = "judge.methods.payola.replay"
+    STARTS_AT_DEADLINE = False  # the GM's START, when the seven have joined
+    HOW_TO_SUBMIT = "by offer sheets (lines like 4 : A PAR - BUR); see HELP payola"
+    RESTART_HINT = " A Payola game runs phase by phase: PROCESS plays the current phase now."
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        from judge.methods.payola.live import describe
+
+        return describe(dict(params))
+
+    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        from judge.methods.payola.replay import resolve_file
+
+        return resolve_file(data, seed)
+
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        return self.resolve_file(data, seed)
+
+    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
+        from judge.methods.payola.commands import claims
+
+        if not claims(line):
+            return None
+        from judge.methods.payola.live import mail_line
+
+        return mail_line(ctx, number, line)
+
+    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        from judge.methods.payola.live import begin
+
+        return begin(session, config, now, game)
+
+    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        from judge.methods.payola.live import play_phase
+
+        return play_phase(session, config, now, game)
+
+    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
+        from judge.methods.payola.live import not_in_yet
+
+        return not_in_yet(session, game)
+
+    def standing_line(self, session: Session, game: Game, player: Any) -> str:
+        from judge.methods.payola.live import standing_line
+
+        return standing_line(game, player)
+
+    def refusal(self, command: str, game: Game) -> str | None:
+        if command == "TAKEOVER":
+            return f"?{game.name}: ask its GM ({game.gm_address}) to replace a player of a Payola game"
+        return None
+
+
+METHOD = Payola()
