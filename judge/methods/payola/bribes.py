@@ -1,16 +1,44 @@
 """Payola's bribe resolution (issue 14): which order each unit obeys in one
 movement phase, and who pays what. Pure: no I/O, no clock; chance only from
-the DrawStream it is given. The rules and every choice made where they are
-silent: docs/payola.md.
+the DrawStream it is given. The rules, and every choice made where the
+stored copies of them are silent: docs/payola.md.
 
 The seam with the game by mail (payola-game) is /work/notes/payola_api.md:
 check_sheet and choose_orders with the dataclasses below.
+
+How a phase is resolved (rule numbers of "Rules to Payola Diplomacy"):
+1. every accepted offer is split into bribes in sheet order: the non-direct
+   kinds are converted to direct bribes plus a "wildcard" (3.2, as
+   DPjudge's PayolaPower.addOffer does it), and a unit whose owner offered
+   it no direct bribe gets the owner's "0 : H" after the owner's sheet;
+2. the "?" of each owner's acceptance list is drawn once for the phase;
+3. a pass: each unit's candidate orders are those with a direct bribe;
+   each candidate's total is its direct bribes plus the wildcards it
+   meets (5.1); the highest total wins, a tie goes to the order of the
+   power listed earliest by the owner (5.2), that power's earliest offer
+   (5.3), then the next power down the list (5.4), and only then to a
+   draw from the stream;
+4. a power whose accepted bribes cost more than its balance less its
+   savings has every bribe cut by one (plateaus first kept) and the whole
+   board is passed again, until nobody overspends (5.5);
+5. each power pays its bribes to the orders issued (5.6).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
+
+from judge.methods.payola import orders as board_mod
+from judge.methods.payola.orders import Board, BoardError, OrderError
+from judge.methods.payola.sheet import Offer, Piece, Savings, SheetSyntaxError, parse_sheet
+
+KINDS = ":!>@&"
+
+
+class PayolaInputError(ValueError):
+    """An input that cannot be resolved at all (unknown power, bad balance,
+    bad acceptance list): not a sheet line, which is refused alone."""
 
 
 @dataclass(frozen=True)
@@ -24,8 +52,20 @@ class Rejected:
 
 
 @dataclass(frozen=True)
+class CheckedOffer:
+    """An offer line the map and the rules allow, in canonical orders."""
+
+    line: int
+    text: str
+    kind: str  # one of KINDS
+    unit: str  # "A PAR"
+    orders: tuple[str, ...]  # canonical, first and alternatives
+    pieces: tuple[Piece, ...]
+
+
+@dataclass(frozen=True)
 class SheetCheck:
-    lines: tuple[Any, ...]  # the accepted offers (judge.methods.payola.sheet.Offer), in sheet order
+    lines: tuple[CheckedOffer, ...]  # the accepted offers, in sheet order
     rejected: tuple[Rejected, ...]
     savings: int  # the "25 $" lines' total
 
@@ -33,7 +73,46 @@ class SheetCheck:
 def check_sheet(*, variant: str, units: Mapping[str, str], power: str, text: str) -> SheetCheck:
     """Parse and check one power's sheet against the map and the units on it
     (unit -> owner)."""
-    raise NotImplementedError
+    try:
+        position = board_mod.board(variant, units)
+    except BoardError as err:
+        raise PayolaInputError(str(err)) from err
+    return _check(position, _power(variant, power), text)
+
+
+def _check(position: Board, power: str, text: str) -> SheetCheck:
+    lines: list[CheckedOffer] = []
+    rejected: list[Rejected] = []
+    savings = 0
+    for number, parsed in parse_sheet(text):
+        if isinstance(parsed, SheetSyntaxError):
+            rejected.append(Rejected(power, number, parsed.text, parsed.render()))
+        elif isinstance(parsed, Savings):
+            savings += parsed.amount
+        else:
+            try:
+                lines.append(_check_offer(position, power, parsed))
+            except OrderError as err:
+                rejected.append(Rejected(power, number, parsed.text, str(err)))
+    return SheetCheck(tuple(lines), tuple(rejected), savings)
+
+
+def _check_offer(position: Board, power: str, offer: Offer) -> CheckedOffer:
+    unit = None
+    canonical: list[str] = []
+    for raw in offer.orders:
+        text = position.resolve(raw, unit)
+        unit = unit or " ".join(text.split()[:2])
+        if text in canonical:
+            # DPjudge (parseOffer): the Payola mailing list outlawed it.
+            raise OrderError(f"the same order twice in one offer: {text}")
+        canonical.append(text)
+    assert unit is not None
+    owner = position.owner(unit)
+    if owner != power and any(p.amount == 0 for p in offer.pieces):
+        # Rules 3.1 as DPjudge's pages/Questions quote it; parseOffer refuses it too.
+        raise OrderError(f"a zero offer to a foreign unit: {unit} is {owner}'s")
+    return CheckedOffer(offer.line, offer.text, offer.kind, unit, tuple(canonical), offer.pieces)
 
 
 @dataclass(frozen=True)
@@ -46,12 +125,317 @@ class BribeResult:
     rejected: list[Rejected]
     draws: list  # every draw taken from the stream, in order (for the record)
     random_order: dict[str, list[str]]  # the "?" expansions used, per power
-    chart: dict = field(default_factory=dict)  # per unit: order -> total, per power (the GM's chart)
+    chart: dict = field(default_factory=dict)  # unit -> owner, order, every candidate's total by power
+    passes: int = 1  # how often the board was resolved (1 + overspending rounds)
+    savings: dict[str, int] = field(default_factory=dict)  # power -> AgP kept back
+
+
+def _power(variant: str, name: Any) -> str:
+    names = {n.upper(): n for n in board_mod.power_names(variant)}
+    if not isinstance(name, str) or name.upper() not in names:
+        raise PayolaInputError(f"{name!r} is not a power of {variant} ({', '.join(names.values())})")
+    return names[name.upper()]
+
+
+def check_acceptance(variant: str, power: str, text: str | None) -> str:
+    """An acceptance list as stored: power initials, "?" for the powers it
+    does not name (appended when it names fewer than all; DPjudge's
+    checkAccept). None or empty: the power itself, then "?" (initAccept)."""
+    letters = board_mod.power_letters(variant)
+    if not text:
+        return letters[_power(variant, power)] + "?"
+    accept = "".join(str(text).split()).upper()
+    known = set(letters.values()) | {"?"}
+    for ch in accept:
+        if ch not in known:
+            raise PayolaInputError(f"acceptance list {text!r}: {ch} is no power's initial "
+                                   f"({''.join(sorted(letters.values()))}, or ? for the rest)")
+        if accept.count(ch) > 1:
+            raise PayolaInputError(f"acceptance list {text!r}: {ch} appears more than once")
+    if "?" not in accept and len(accept) < len(letters):
+        accept += "?"
+    return accept
+
+
+@dataclass
+class _Bribe:
+    """One bribe after conversion (3.2): a direct bribe for `order`, or a
+    wildcard of kind "!", ">", "@" or "&" that adds to the unit's other
+    candidate orders. Mutable only inside choose_orders (reductions)."""
+
+    power: str
+    seq: int  # place in its power's converted sheet (5.3)
+    unit: str
+    kind: str  # ":" direct, or the wildcard's kind
+    order: str | None  # a direct bribe's order
+    excluded: tuple[str, ...]  # a negative bribe's orders
+    amount: int
+    plateau: int
+    line: int  # the sheet line it came from (0: the owner's default hold)
+
+
+def _is_move(order: str) -> bool:
+    return order.split()[2] == "-"
+
+
+def _meets(bribe: _Bribe, order: str) -> bool:
+    """Whether a wildcard's money goes to `order` (DPjudge, bestOffer)."""
+    if bribe.kind == "!":
+        return order not in bribe.excluded
+    if bribe.kind == ">":
+        return _is_move(order)
+    if bribe.kind == "@":
+        return not _is_move(order)
+    return True  # "&"
+
+
+def _convert(power: str, offers: Sequence[CheckedOffer]) -> list[_Bribe]:
+    """A power's accepted offers -> its bribes in sheet order (3.2 as
+    DPjudge's PayolaPower.addOffer converts them):
+    - "!": a direct 0 AgP bribe to hold (unless the offer names the hold
+      itself), then the negative bribe;
+    - ":", ">", "@", "&": a direct bribe per order named, of the amount when
+      the wildcard would not pay that order anyway, else of 0 (so that the
+      order is a candidate); then the wildcard itself (not for ":")."""
+    out: list[_Bribe] = []
+
+    def add(**kw: Any) -> None:
+        out.append(_Bribe(power=power, seq=len(out), **kw))
+
+    for offer in offers:
+        hold = f"{offer.unit} H"
+        for piece in offer.pieces:
+            for _ in range(piece.repeat):
+                amount, plateau = piece.amount, piece.plateau
+                if offer.kind == "!":
+                    if hold not in offer.orders:
+                        add(unit=offer.unit, kind=":", order=hold, excluded=(), amount=0, plateau=0, line=offer.line)
+                    add(unit=offer.unit, kind="!", order=None, excluded=offer.orders, amount=amount,
+                        plateau=plateau, line=offer.line)
+                    continue
+                for order in offer.orders:
+                    pays = (offer.kind == ":" or (offer.kind == ">" and not _is_move(order))
+                            or (offer.kind == "@" and _is_move(order)))
+                    add(unit=offer.unit, kind=":", order=order, excluded=(), amount=amount if pays else 0,
+                        plateau=plateau if pays else 0, line=offer.line)
+                if offer.kind != ":":
+                    add(unit=offer.unit, kind=offer.kind, order=None, excluded=offer.orders, amount=amount,
+                        plateau=plateau, line=offer.line)
+    return out
+
+
+@dataclass
+class _Candidate:
+    order: str
+    bribes: list[_Bribe]  # every bribe whose money goes to this order
+    key: tuple[int, ...]  # 5.2-5.4: per power of the owner's list, its earliest bribe's seq (or INF)
+
+
+_INF = 1 << 62
+
+
+def _full_acceptance(variant: str, owner: str, accept: str, given: Sequence[str] | None, stream: Any,
+                     names: list[str]) -> tuple[list[str], list[str] | None]:
+    letters = board_mod.power_letters(variant)
+    by_letter = {v: k for k, v in letters.items()}
+    listed = [by_letter[ch] for ch in accept if ch != "?"]
+    rest = [n for n in names if n not in listed]
+    if "?" not in accept:
+        return listed, None
+    if given is not None:
+        given = [_power(variant, g) for g in given]
+        if sorted(given) != sorted(rest):
+            raise PayolaInputError(f"random_order for {owner}: {given} is not an order of the powers its list "
+                                   f"leaves to chance ({', '.join(rest) or 'none'})")
+        drawn = list(given)
+    else:
+        # Drawn once per phase (issue 14), from the powers in the map's order:
+        # a uniform shuffle, one recorded draw per place.
+        remaining, drawn = list(rest), []
+        while remaining:
+            pick = stream.choice(remaining, what="acceptance ?", power=owner, place=len(drawn) + 1)
+            drawn.append(pick)
+            remaining.remove(pick)
+    at = accept.index("?")
+    before = [by_letter[ch] for ch in accept[:at]]
+    after = [by_letter[ch] for ch in accept[at + 1:]]
+    return before + drawn + after, drawn
 
 
 def choose_orders(*, variant: str, units: Mapping[str, str], balances: Mapping[str, int],
                   acceptance: Mapping[str, str], sheets: Mapping[str, str], stream: Any,
                   random_order: Mapping[str, Sequence[str]] | None = None) -> BribeResult:
     """Pure: which order each unit obeys this movement phase, and who pays
-    what. `stream` is a judge.rng.DrawStream."""
-    raise NotImplementedError
+    what. `stream` is a judge.rng.DrawStream; the result does not depend on
+    the order of any mapping given (powers are taken in the map's order)."""
+    try:
+        position = board_mod.board(variant, units)
+        names = board_mod.power_names(variant)
+    except BoardError as err:
+        raise PayolaInputError(str(err)) from err
+    first_draw = len(stream.draws)
+
+    balance: dict[str, int] = {n: 0 for n in names}
+    for name, value in balances.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise PayolaInputError(f"balance of {name}: a whole number of AgP, at least 0, not {value!r}")
+        balance[_power(variant, name)] = value
+    texts: dict[str, str] = {}
+    for name, text in sheets.items():
+        if not isinstance(text, str):
+            raise PayolaInputError(f"sheet of {name}: a text, not {text!r}")
+        texts[_power(variant, name)] = text
+    accepts = {n: check_acceptance(variant, n, None) for n in names}
+    for name, text in acceptance.items():
+        accepts[_power(variant, name)] = check_acceptance(variant, name, text)
+    given = {_power(variant, k): v for k, v in (random_order or {}).items()}
+    for name, seq in given.items():
+        if not isinstance(seq, (list, tuple)):
+            raise PayolaInputError(f"random_order for {name}: a list of powers")
+
+    # 1. Sheets, checked and converted, in the map's order of powers.
+    rejected: list[Rejected] = []
+    savings: dict[str, int] = {}
+    bribes: dict[str, list[_Bribe]] = {}
+    for name in names:
+        check = _check(position, name, texts.get(name, ""))
+        rejected.extend(check.rejected)
+        savings[name] = check.savings
+        bribes[name] = _convert(name, check.lines)
+    # The owner's default "0 : H" for a unit it offered no direct bribe (3.2;
+    # DPjudge's addDefaults), after its sheet.
+    units_of: dict[str, list[str]] = {n: [] for n in names}
+    for unit in sorted(position.units):
+        units_of[position.owner(unit)].append(unit)
+    for name in names:
+        direct = {b.unit for b in bribes[name] if b.kind == ":"}
+        for unit in units_of[name]:
+            if unit not in direct:
+                bribes[name].append(_Bribe(name, len(bribes[name]), unit, ":", f"{unit} H", (), 0, 0, 0))
+
+    # 2. Each owner's list, "?" drawn once for the phase (only owners of units need one).
+    ranks: dict[str, dict[str, int]] = {}
+    used_random: dict[str, list[str]] = {}
+    for name in names:
+        if not units_of[name] and name not in given:
+            continue
+        full, drawn = _full_acceptance(variant, name, accepts[name], given.get(name), stream, names)
+        ranks[name] = {p: i for i, p in enumerate(full)}
+        if drawn is not None:
+            used_random[name] = drawn
+
+    # The candidates of each unit and the bribes going to each: fixed for the phase.
+    per_unit: dict[str, list[_Bribe]] = {u: [] for u in position.units}
+    for name in names:
+        for b in bribes[name]:
+            per_unit[b.unit].append(b)
+    board: list[tuple[str, list[_Candidate]]] = []
+    for unit in sorted(position.units):
+        owner = position.owner(unit)
+        rank = ranks[owner]
+        direct_orders = list(dict.fromkeys(b.order for b in per_unit[unit] if b.kind == ":"))
+        wild = [b for b in per_unit[unit] if b.kind != ":"]
+        candidates = []
+        for order in direct_orders:
+            going = [b for b in per_unit[unit] if b.kind == ":" and b.order == order]
+            going += [b for b in wild if _meets(b, order)]
+            key = [_INF] * len(rank)
+            for b in going:
+                i = rank.get(b.power, len(rank) - 1)
+                key[i] = min(key[i], b.seq)
+            candidates.append(_Candidate(order, going, tuple(key)))
+        # Best tie-break first; equal keys stay together (only a draw parts them).
+        candidates.sort(key=lambda c: (c.key, c.order))
+        board.append((unit, candidates))
+
+    # 3-4. Passes until nobody overspends.
+    liquid = {n: max(balance[n] - savings[n], 0) for n in names}
+    reductions = {n: 0 for n in names}
+    tie_choice: dict[tuple[str, tuple[str, ...]], str] = {}
+    passes = 0
+    while True:
+        passes += 1
+        winners: dict[str, _Candidate] = {}
+        cost = {n: 0 for n in names}
+        for unit, candidates in board:
+            best = _winner(unit, candidates, stream, tie_choice)
+            winners[unit] = best
+            for b in best.bribes:
+                cost[b.power] += b.amount
+        over = [n for n in names if cost[n] > liquid[n]]
+        if not over:
+            break
+        for name in over:
+            reductions[name] += 1
+            _reduce(bribes[name])
+
+    # 5. The debit: what each power's bribes to the issued orders come to.
+    accepted: dict[str, list[dict]] = {n: [] for n in names}
+    chart: dict[str, Any] = {}
+    for unit, candidates in board:
+        best = winners[unit]
+        paid: dict[str, int] = {}
+        for b in best.bribes:
+            paid[b.power] = paid.get(b.power, 0) + b.amount
+        for name in names:
+            if name in paid:
+                accepted[name].append({"unit": unit, "order": best.order, "amount": paid[name]})
+        chart[unit] = {
+            "owner": position.owner(unit),
+            "order": best.order,
+            "offers": [{"order": c.order, "total": sum(b.amount for b in c.bribes),
+                        "by": _by_power(c.bribes, names)} for c in candidates],
+        }
+    spent = {n: cost[n] for n in names}
+    return BribeResult(
+        orders={u: winners[u].order for u, _ in board},
+        spent=spent,
+        balances={n: balance[n] - spent[n] for n in names},
+        reductions=reductions,
+        accepted=accepted,
+        rejected=rejected,
+        draws=stream.records()[first_draw:],
+        random_order=used_random,
+        chart=chart,
+        passes=passes,
+        savings=savings,
+    )
+
+
+def _by_power(bribes: list[_Bribe], names: list[str]) -> dict[str, int]:
+    out: dict[str, int] = {}
+    for b in bribes:
+        out[b.power] = out.get(b.power, 0) + b.amount
+    return {n: out[n] for n in names if n in out}
+
+
+def _winner(unit: str, candidates: list[_Candidate], stream: Any,
+            tie_choice: dict[tuple[str, tuple[str, ...]], str]) -> _Candidate:
+    """5.1-5.4 over candidates sorted by tie-break key; a tie that no rule
+    breaks (equal keys) is drawn from the stream, once per phase for the
+    same unit and the same tied orders."""
+    top = max(sum(b.amount for b in c.bribes) for c in candidates)
+    best = [c for c in candidates if sum(b.amount for b in c.bribes) == top]
+    tied = [c for c in best if c.key == best[0].key]
+    if len(tied) == 1:
+        return tied[0]
+    options = tuple(c.order for c in tied)  # sorted by order text: canonical
+    memo = (unit, options)
+    if memo not in tie_choice:
+        tie_choice[memo] = stream.choice(list(options), what="unbroken tie", unit=unit)
+    return next(c for c in tied if c.order == tie_choice[memo])
+
+
+def _reduce(bribes: list[_Bribe]) -> None:
+    """One cut of every bribe of an overspending power (5.5, DPjudge's
+    PayolaPower.reduce): each bribe above its plateau loses one AgP; when
+    all are at their plateaus, the plateaus are forgotten and all lose one."""
+    above = [b for b in bribes if b.amount > b.plateau]
+    if above:
+        for b in above:
+            b.amount -= 1
+        return
+    for b in bribes:
+        b.plateau = 0
+        if b.amount > 0:
+            b.amount -= 1
