@@ -98,7 +98,7 @@ def test_every_alias_of_a_method_has_the_methods_page():
 def test_an_unknown_topic_is_refused_naming_the_topics(harness):
     text = help_text(harness, "chess")
     assert "Rejected: there is no help on 'chess'" in text
-    assert all(t in text for t in ("blind-auction, preference, random, blind-random, lui, randomness",))
+    assert all(t in text for t in ("blind-auction, preference, random, blind-random, lui, pt3, payola, randomness",))
 
 
 def test_help_and_help_of_a_topic_in_one_mail_both_run(harness):

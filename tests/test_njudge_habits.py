@@ -39,7 +39,7 @@ def test_create_without_method_makes_a_preference_game_and_a_variant_alone_works
     assert _game(h, "c") == ("preference", "classical", "forming")
     assert _game(h, "b") == ("blind-auction", "standard", "forming")
     assert _game(h, "r") == ("random", "classical", "forming")
-    assert "'youngstown' is neither a method (blind-auction, blind-random, lui, preference, random) nor a variant" in reply
+    assert "'youngstown' is neither a method (blind-auction, blind-random, lui, payola, preference, pt3, random) nor a variant" in reply
     assert "It starts by itself when the last player has signed on" in reply
 
 

@@ -18,6 +18,7 @@ PACKAGES = {
     "random": "judge.methods.random_assign",
     "blind-random": "judge.methods.blind_random",
     "lui": "judge.methods.lui",
+    "pt3": "judge.methods.pt3",
     "payola": "judge.methods.payola",
 }
 

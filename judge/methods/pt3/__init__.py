@@ -1,12 +1,104 @@
-"""Payola Tic-Tac-Toe (PT3), the toy bidding game of ../shared/seeds/payola-bidding.html.
+"""Payola Tic-Tac-Toe (method `pt3`, issue 15): the toy bidding game of
+../shared/seeds/payola-bidding.html, by mail, with its exact solver.
 
 Two players, X and O, each with a balance; every season one mark is placed,
-X and O in turn (X first); both bid for the right to choose the empty square
-it goes on; the higher bid chooses, a tie goes to O, and only the winner pays.
-X wins with three X in a row; otherwise O wins (also when the board is full).
+X and O in turn (X first); both bid, sealed, for the right to choose the
+empty square it goes on; the higher bid chooses, a tie goes to O, and only
+the winner pays. X wins with three X in a row; otherwise O wins (also when
+the board is full). The pure parts do no I/O and read no clock:
 
-`solver` computes the seed's victory condition A_X > b * A_O exactly
-(fractions) for any position, and from two balances who wins with best play,
-the bids that keep the win and the square to take. The mail game (the method
-the judge runs) is not here yet: see issue 15 and docs/pt3.md.
+- solver.py: the seed's victory condition A_X > b * A_O, exactly
+  (fractions), and from two balances who wins with best play, the bids that
+  keep the win and the square (`judge pt3 solve`, ADVICE);
+- engine.py: the game by mail as a state machine (state + command -> state
+  and events; state + clock -> state and events; the next deadline), money
+  as Decimal;
+- commands.py (with grammars/pt3.lark): a line of a mail -> a command;
+- replay.py: a whole game from its JSON log (`judge resolve`);
+- persist.py: the engine's State as JSON (games.method_state);
+- render.py: the board as text, BBCode and a PNG picture (Pillow);
+- live.py: the shell's hooks (settings, START, a mail's lines, the
+  deadlines' tick), its words in templates/pt3/.
+
+`METHOD` below is what the shell sees (judge.methods.interface); it imports
+the rest only when a hook runs. docs/pt3.md has the rules as implemented.
 """
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any, Mapping
+
+from judge.methods.interface import Method
+
+if TYPE_CHECKING:
+    from datetime import datetime
+
+    from sqlalchemy.orm import Session
+
+    from judge.config import Config
+    from judge.store.models import Game
+
+
+class Pt3(Method):
+    """PT3 by mail (live.py): its own commands, its state in
+    games.method_state, each season's deadline in games.next_tick."""
+
+    NAME = "pt3"
+    ALIASES = ("payola-tic-tac-toe",)
+    ENGINE = "judge.methods.pt3.engine"
+    RESULTS = "results/pt3"
+    STARTS_AT_DEADLINE = False  # the GM's START, once the balances are set
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        from judge.methods.pt3.live import describe
+
+        return describe(dict(params))
+
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        return 2
+
+    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        from judge.methods.pt3.replay import ReplayError, replay
+        from judge.resolution.errors import ResolveInputError
+
+        try:
+            return replay(data)
+        except ReplayError as err:
+            raise ResolveInputError(str(err)) from err
+
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        return self.resolve_file(data, seed)
+
+    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
+        from judge.methods.pt3.commands import claims
+
+        if not claims(line):
+            return None
+        from judge.methods.pt3.live import mail_line
+
+        return mail_line(ctx, number, line)
+
+    def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
+        from judge.methods.pt3.live import tick
+
+        return tick(session, config, now, game, at)
+
+    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        from judge.methods.pt3.live import begin
+
+        return begin(session, config, now, game)
+
+    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        game.deadline = None  # each season's deadline is the engine's (games.next_tick), not the shell's
+        return f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once started (each season's deadline runs it)"
+
+    def refusal(self, command: str, game: Game) -> str | None:
+        if command == "PROCESS":
+            return (f"?{game.name} is a Payola Tic-Tac-Toe game: each season closes when both bids are in or at "
+                    "its deadline; there is nothing to process")
+        if command == "TAKEOVER":
+            return f"?{game.name} has no powers to take over; write to its GM ({game.gm_address})"
+        return None
+
+
+METHOD = Pt3()
