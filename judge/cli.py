@@ -249,21 +249,14 @@ def games(ctx: click.Context, fmt: str) -> None:
     """List the games and their state."""
     from datetime import datetime
 
-    from sqlalchemy import select
-
     from judge.deadlines import format_time
     from judge.app import build_judge
     from judge.failures import last_line
-    from judge.games import active_players
-    from judge.store.models import Game
+    from judge.games import overview
 
     judge = build_judge(_config(ctx), with_io=False)
     with judge.sessions() as s:
-        rows = [{"game": g.name, "method": g.method, "variant": g.variant, "state": g.state,
-                 "players": len(active_players(g)), "powers": len(g.powers),
-                 "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address,
-                 "error": g.error}
-                for g in s.scalars(select(Game).order_by(Game.name))]
+        rows = overview(s)
         runs = _third_party_runs(s)
     if fmt == "json":
         click.echo(json.dumps(rows + runs, indent=2))

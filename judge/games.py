@@ -61,6 +61,14 @@ def active_players(game: Game) -> list[Player]:
     return [p for p in game.players if p.status == "active"]
 
 
+def overview(session: Session) -> list[dict[str, Any]]:
+    """Every game and its state, by name: `judge games` and the console."""
+    return [{"game": g.name, "method": g.method, "variant": g.variant, "state": g.state,
+             "players": len(active_players(g)), "powers": len(g.powers),
+             "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address, "error": g.error}
+            for g in session.scalars(select(Game).order_by(Game.name))]
+
+
 def observers(game: Game) -> list[Player]:
     """Who observes the game (SIGNON Ogame): they get its public mail only."""
     return [p for p in game.players if p.status == "observer"]
