@@ -86,3 +86,12 @@ class WatermarkStore:
                 row.last_error, row.last_error_at = error[:2000], _now()
         except Exception:  # noqa: BLE001 - logged by the caller's warning already
             pass
+
+
+def source_states(session: Session) -> list[dict]:
+    """Every source with a row: where its watermark stands and its last
+    failure (the console's page of the sources)."""
+    return [{"source": r.source, "mailbox": r.mailbox, "uidvalidity": r.uidvalidity or None,
+             "last_uid": r.last_uid if r.uidvalidity else None, "updated_at": r.updated_at,
+             "last_error": r.last_error, "last_error_at": r.last_error_at}
+            for r in session.scalars(select(SourceState).order_by(SourceState.source))]
