@@ -127,7 +127,10 @@ def verify(record: dict[str, Any]) -> Verdict:
     v = Verdict(ok=False)
     result = record.get("result", record)
     data = record.get("input")
-    if not isinstance(data, dict) or not isinstance(result, dict) or "seed" not in result:
+    # A method that draws nothing (LUI: its record has no seed) is re-run as it is.
+    drawless = isinstance(result, dict) and "seed" not in result and "secret" not in record \
+        and isinstance(result.get("method"), str) and result["method"] in METHODS
+    if not isinstance(data, dict) or not isinstance(result, dict) or ("seed" not in result and not drawless):
         raise RecordError("the record has no input and seed to re-run (a results mail's resolution.json, "
                           "or `judge resolve` JSON output)")
     if "secret" in record:
@@ -149,10 +152,12 @@ def verify(record: dict[str, Any]) -> Verdict:
             return v
         v.checked.append(f"the seed {seed} comes from the secret and {len(record.get('entropy', []))} "
                          f"entropy line(s)")
+    elif drawless:
+        v.checked.append(f"no seed: {result['method']} draws nothing")
     else:
         v.checked.append(f"seed {result['seed']} as recorded (no commitment in this record)")
     try:
-        again = _rerun(record, data, bytes.fromhex(result["seed"]))
+        again = _rerun(record, data, bytes.fromhex(result.get("seed", "")))
     except (ResolveInputError, ValueError, KeyError) as err:
         v.difference = f"input: cannot be re-run: {err}"
         return v

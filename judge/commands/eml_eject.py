@@ -68,7 +68,8 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  player=player.address, new="ejected")
     notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [player.address], game=game, player=player)
-    return f"{player.name} <{player.address}> ejected from ?{game.name}" + method_of(game).roster_changed(ctx, game)
+    return (f"{player.name} <{player.address}> ejected from ?{game.name}"
+            + method_of(game).roster_changed(ctx, game, old=player))
 
 
 @handles(nodes.Replace)
@@ -110,7 +111,7 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
            player=new, token=token, kind="token")
     asked = method_of(game).REPLACEMENT_ASKED
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
-            f"sign on with{asked}" + method_of(game).roster_changed(ctx, game))
+            f"sign on with{asked}" + method_of(game).roster_changed(ctx, game, old=old, new=new))
 
 
 @handles(nodes.NoPreference)

@@ -97,6 +97,16 @@ class Lui(Method):
 
         return public_board(game, names)
 
+    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
+        from judge.methods.lui.live import roster_changed
+
+        return roster_changed(ctx, game, old, new)
+
+    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+        from judge.methods.lui.live import list_view
+
+        return list_view(game)
+
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":
             return (f"?{game.name} is a Lowest Unique Integer game: its timers end it, there is nothing to "

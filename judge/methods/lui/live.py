@@ -35,11 +35,13 @@ from judge.methods.lui.commands import (
     Bid,
     Buy,
     ChooseEc,
+    Eject,
     GiveTol,
     LuiSyntaxError,
     SetBoardMail,
     SetPrize,
     ShowBoard,
+    ReplacePlayer,
     parse_line,
 )
 from judge.methods.lui.engine import GM, Event, State
@@ -54,7 +56,8 @@ if TYPE_CHECKING:
 EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine time
 _OWN_WORDS = {"BID", "BUY", "BOARD", "EC", "GIVE"}
 # The GM's settings (before START), each a Settings field or the game's own.
-_SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS", "PRIZE", "BOARD"}
+_SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS", "PRIZE", "BOARD", "EC", "GIFT",
+             "GIFTS"}
 
 
 @cache
@@ -80,7 +83,10 @@ class Live:
         data = game.method_state or {}
         self.state: State = from_json(data["state"])
         self.opens_at = datetime.fromisoformat(data["opens_at"])
-        self.address = dict(data["names"])  # name in the game -> address
+        self.address = dict(data["names"])  # name in the game -> address (players still in)
+        # Every command the engine was given, as a replay reads it ({at,
+        # player (None: the GM), text}): the input of the final record.
+        self.log: list[dict[str, Any]] = list(data.get("log", []))
 
     def hours(self, when: datetime) -> float:
         return (when - self.opens_at).total_seconds() / 3600
@@ -108,7 +114,7 @@ class Live:
 
     def save(self, game: Game) -> None:
         game.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
-                             "names": self.address}
+                             "names": self.address, "log": self.log}
         t = engine.next_tick(self.state)
         game.next_tick = None if t is None else self.moment(t)
 
@@ -150,6 +156,7 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
         raise CommandRejected(f"?{game.name} cannot start: {err}") from err
     live = Live.__new__(Live)
     live.state, live.opens_at, live.address = state, now + timedelta(hours=settings.pregame_hours), names
+    live.log = []
     set_state(session, game, "bidding", now)
     game.started_at = now
     game.deadline = None  # the engine's timers run the game (games.next_tick)
@@ -205,13 +212,62 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         return "rejected", _w("not_a_player", game=game)
     if isinstance(command, (ChooseEc, GiveTol)):
         command = type(command)(name=live.resolve_name(command.name), line=command.line, column=command.column)
-    stored = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
-    at = max(live.hours(stored), live.state.clock)
+        text = f"{'EC' if isinstance(command, ChooseEc) else 'GIVE TOL'} {command.name}"  # as the engine read it
+    at = _at(ctx, live)
     live.state, events = engine.apply(live.state, actor, command, at)
+    live.log.append({"at": at, "player": actor, "text": text})
     live.save(game)
     outcome = _reply(live, actor, command, events)
     _dispatch(ctx.session, ctx.config, ctx.now, game, live, events, current=command, ctx=ctx)
     return outcome
+
+
+def _at(ctx: Any, live: Live) -> float:
+    """The engine's time of a mail's command: when the judge stored the mail."""
+    stored = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
+    return max(live.hours(stored), live.state.clock)
+
+
+# --------------------------------------------------------------------------
+# EJECT and REPLACE (the shell's commands, Method.roster_changed)
+# --------------------------------------------------------------------------
+
+def roster_changed(ctx: Any, game: Game, old: Any, new: Any) -> str:
+    """The GM ejected `old` (new None) or replaced `old` by `new` in a
+    started game: the engine is told, as the GM's EJECT name or REPLACE
+    name newname at the time the mail was stored (logged for the replay);
+    the replacement's name in the game is the part of their address before
+    the @ (the whole address if another player has that name). What the
+    GM's reply adds."""
+    if game.method_state is None or old is None:
+        return ""  # forming: START reads the players as they are then
+    live = Live(game)
+    name = live.name_of(old.address)
+    if name is None:
+        return ""
+    if new is None:
+        command: Any = Eject(name=name)
+    else:
+        local = new.address.split("@", 1)[0].casefold()
+        taken = {p.name for p in live.state.players} - {name}
+        command = ReplacePlayer(old=name, new=local if local and local not in taken else new.address.casefold())
+    at = _at(ctx, live)
+    live.state, events = engine.apply(live.state, GM, command, at)
+    refused = next((e for e in events if isinstance(e, engine.Rejected) and e.command is command), None)
+    if refused is None:
+        text = f"EJECT {name}" if new is None else f"REPLACE {name} {command.new}"
+        live.log.append({"at": at, "player": GM, "text": text})
+        del live.address[name]
+        if new is not None:
+            live.address[command.new] = new.address
+    live.save(game)
+    _dispatch(ctx.session, ctx.config, ctx.now, game, live, events, current=command, ctx=ctx)
+    if refused is not None:
+        return _w("roster_refused", e=refused)
+    if new is None:
+        (e,) = [e for e in events if isinstance(e, engine.PlayerEjected)]
+        return _w("roster_ejected", e=e, live=live)
+    return _w("roster_replaced", old=name, new=command.new)
 
 
 def _setting(ctx: Any, game: Game, text: str) -> tuple[str, str]:
@@ -242,6 +298,11 @@ def _setting(ctx: Any, game: Game, text: str) -> tuple[str, str]:
     elif key == "CHIP" and len(w) == 4 and w[2].upper() == "PRICE" and number(w[3]):
         raw["chip_price"] = number(w[3])
         what = f"a chip costs {w[3]} garnets"
+    elif key in ("EC", "GIFT", "GIFTS") and len(w) == 4 and w[2].upper() == "DEADLINE" and _positive(w[3]):
+        field = "ec_hours" if key == "EC" else "gift_hours"
+        raw[field] = float(w[3])
+        what = (f"the winner's time to choose the EC {w[3]} h" if key == "EC" else
+                f"the time for the ToL gifts {w[3]} h (then the GM is told who still owes them)")
     elif key == "PLAYERS" and len(w) == 3 and number(w[2]):
         raw["players"] = number(w[2])
         what = f"{w[2]} players"
@@ -436,11 +497,12 @@ def _dispatch(session: Session, config: Config, now: datetime, game: Game, live:
         _finish(session, config, now, game, live)
 
 
-def _board(live: Live) -> tuple[str, bytes]:
+def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
     from judge.methods.lui import render
 
     view = engine.board_view(live.state)
-    return render.board_text(view, opens_at=live.opens_at), render.board_png(view, opens_at=live.opens_at)
+    png = render.board_png(view, opens_at=live.opens_at) if picture else None
+    return render.board_text(view, opens_at=live.opens_at), png
 
 
 def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
@@ -456,6 +518,15 @@ def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
     view = engine.board_view(live.state)
     return {"text": render.board_text(view, shown, opens_at=live.opens_at),
             "png": render.board_png(view, shown, opens_at=live.opens_at)}
+
+
+def list_view(game: Game) -> dict | None:
+    """What LIST adds once the game has started: the board, the same text
+    table as the BOARD mail."""
+    if not game.method_state:
+        return None  # forming: no board yet
+    text, _ = _board(Live(game), picture=False)
+    return {"board": text}
 
 
 def _send_board(session: Session, config: Config, now: datetime, game: Game, live: Live,
@@ -480,6 +551,63 @@ def record(live: Live) -> dict[str, Any]:
     return out
 
 
+def replay_input(game: Game, live: Live) -> dict[str, Any]:
+    """The game as a `judge resolve` file (issue 13's offline JSON): the
+    settings and players as they were at START, and every command the
+    engine was given, with its time (hours after the pregame's end)."""
+    from judge.games import raw_params
+
+    params = engine.params_from(raw_params(game), len(game.powers))
+    s = live.state
+    # The engine renames a replaced player everywhere; the log starts with the first names.
+    back = {}
+    for change in s.roster_changes:
+        if change.new is not None:
+            back[change.new] = back.pop(change.old, change.old)
+
+    def first(name: str) -> str:
+        return back.get(name, name)
+
+    data: dict[str, Any] = {
+        "method": engine.NAME,
+        "params": {"preset": params.preset, **dict(params.changes)},
+        "players": [first(p.name) for p in s.start],
+        "garnets": {first(p.name): p.garnets for p in s.start},
+        "priority": {first(p.name): p.priority for p in s.start},
+        "prizes": {seat: list(prize) for seat, prize in params.prizes},
+        "events": list(live.log),
+    }
+    if s.previous_priority:
+        data["previous_priority"] = [{first(k): v for k, v in standing} for standing in s.previous_priority]
+    return data
+
+
+# What the live game and the replay of its record must agree on.
+_CHECKED = ("seats", "chips", "garnets", "priority", "winner", "tol", "ec", "gifts", "history", "ejected")
+
+
+def _store_record(session: Session, now: datetime, game: Game, live: Live) -> None:
+    """The final record in `resolutions`, as every method's: the replay's
+    input and its result, which `judge verify` re-runs. LUI draws nothing:
+    its seed is empty. The replay is run here, once, and compared with the
+    live game: a difference is a bug, logged and kept in the audit trail."""
+    import logging
+
+    from judge.methods.lui.replay import replay
+    from judge.store.models import Resolution
+
+    data = replay_input(game, live)
+    result = replay(data)
+    live_result = record(live)
+    differs = [k for k in _CHECKED if result.get(k) != live_result.get(k)]
+    if differs:
+        logging.getLogger(__name__).error("?%s: the replay of the record differs from the game in %s",
+                                          game.name, ", ".join(differs))
+        _event(session, now, game, live, "record_differs", fields=differs)
+    session.add(Resolution(game_id=game.id, method=engine.NAME, seed="", input=data, result=result, reveal=None,
+                           created_at=now))
+
+
 def _finish(session: Session, config: Config, now: datetime, game: Game, live: Live) -> None:
     from judge.games import set_state
     from judge.outbox import queue_mail
@@ -488,6 +616,7 @@ def _finish(session: Session, config: Config, now: datetime, game: Game, live: L
     result = record(live)
     set_state(session, game, "resolved", now)
     game.resolved_at = now
+    _store_record(session, now, game, live)
     for name, address in [*live.address.items(), (None, game.gm_address)]:
         subject, body = render_mail("results/lui/player.txt.j2", game=game, result=result, you=name,
                                     when=live.when, docs_url=config.docs_url)
