@@ -105,7 +105,13 @@ def test_a_whole_pt3_game_by_mail(harness):
     s, next_tick, _ = state(h)
     assert s.board == "X.......O" and s.seasons[-1].at == deadline and s.seasons[-1].missing == ("O",)
     assert next_tick == deadline + timedelta(hours=24)
-    assert "(O sent no bid)" in h.body(mails(h, ANN, "season 2, O on C3")[0])
+    (m,) = mails(h, ANN, "season 2, O on C3")
+    assert "(O sent no bid)" in h.body(m)
+    img = png_of(m)
+    x0, y0, x1, y1 = render.cell_box(8)
+    ring = (x1 - render.CELL // 4 - render.STROKE // 2, (y0 + y1) // 2)  # on O's ring, right of its centre
+    assert img.getpixel(ring) == render.O_INK and img.getpixel(render.centre(8)) == render.WHITE
+    assert img.getpixel(render.centre(0)) == render.X_INK
 
     # ADVICE once the GM allows it: private, the solver's answer.
     assert "ADVICE is now allowed" in say(h, GM, "SET ADVICE ON", game="Mpt")
