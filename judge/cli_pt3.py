@@ -1,7 +1,9 @@
 """`judge pt3`: the exact solver of Payola Tic-Tac-Toe (docs/pt3.md).
 
-`judge pt3 solve` needs neither a configuration nor the store. (`judge pt3
-advise GAME`, the advice for a running mail game, waits for the mail game.)
+`judge pt3 solve` needs neither a configuration nor the store. `judge pt3
+advise GAME` (the solver's advice in a running mail game) and `judge pt3 log
+GAME` (the game's replay file for `judge resolve`) read the store, like
+`judge log`.
 """
 
 from __future__ import annotations
@@ -52,6 +54,74 @@ def solve(board: str, ax: str | None, ao: str | None, fmt: str) -> None:
         click.echo(json.dumps(S.as_json(advice), indent=2))
     else:
         click.echo(text_report(advice))
+
+
+def _stored_game(ctx: click.Context, name: str):
+    """(the judge, the game's id) of a started PT3 game in the store; a
+    click error if there is none."""
+    from judge.app import build_judge
+    from judge.cli import _config
+    from judge.games import find_game
+    from judge.methods import method_of
+    from judge.methods.pt3 import METHOD
+
+    judge = build_judge(_config(ctx), with_io=False)
+    with judge.sessions() as s:
+        game = find_game(s, name.lstrip("?"))
+        if game is None:
+            raise click.ClickException(f"no game {name!r}")
+        if method_of(game) is not METHOD:
+            raise click.ClickException(f"?{game.name} is a {game.method} game, not Payola Tic-Tac-Toe")
+        if game.method_state is None:
+            raise click.ClickException(f"?{game.name} has not started (it is {game.state})")
+        return judge, game.id
+
+
+@pt3.command()
+@click.argument("game")
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.pass_context
+def advise(ctx: click.Context, game: str, fmt: str) -> None:
+    """What the solver says of a running mail game GAME, as it stands: who
+    wins with best play at the balances after the last season, the bids
+    that keep the win and the square (the season's sealed bids are not
+    counted; ADVICE by mail says the same to a player)."""
+    from fractions import Fraction
+
+    from judge.methods.pt3 import solver as S
+    from judge.methods.pt3.live import Live
+    from judge.store.models import Game
+
+    judge, game_id = _stored_game(ctx, game)
+    with judge.sessions() as s:
+        g = s.get(Game, game_id)
+        live, name = Live(g), g.name
+    state = live.state
+    ax, ao = (Fraction(b) for b in state.balances)
+    advice = S.advise(state.board, ax, ao, step=Fraction(1, 10 ** state.places))
+    if fmt == "json":
+        out = {"game": name, "season": state.season, "over": state.over, "winner_so_far": state.winner,
+               "names": {"X": state.names[0], "O": state.names[1]}, **S.as_json(advice)}
+        click.echo(json.dumps(out, indent=2))
+        return
+    click.echo(f"?{name}, " + (f"over: {state.winner} won." if state.over else
+                               f"season {state.season}: X is {state.names[0]}, O is {state.names[1]}."))
+    click.echo(text_report(advice))
+
+
+@pt3.command("log")
+@click.argument("game")
+@click.pass_context
+def log_(ctx: click.Context, game: str) -> None:
+    """The replay file of mail game GAME (docs/pt3.md): `judge resolve` of
+    it gives the game's state."""
+    from judge.methods.pt3.live import log_file
+    from judge.store.models import Game
+
+    judge, game_id = _stored_game(ctx, game)
+    with judge.sessions() as s:
+        data = log_file(s, s.get(Game, game_id))
+    click.echo(json.dumps(data, indent=2))
 
 
 def text_report(advice) -> str:

@@ -168,3 +168,45 @@ def test_a_whole_pt3_game_by_mail(harness):
     assert [x["at"] for x in out["seasons"]] == [x.at.isoformat() for x in s.seasons]
     run = CliRunner().invoke(main, ["resolve", str(path), "--format", "text"])
     assert run.exit_code == 0 and "X wins with the line A1-B1-C1" in run.output
+
+
+def test_judge_pt3_advise_and_log_read_the_store(harness, tmp_path):
+    """`judge pt3 advise GAME` says what ADVICE says, from the store;
+    `judge pt3 log GAME` prints the file `judge resolve` replays."""
+    from fractions import Fraction
+
+    from judge.cli import main
+    from judge.methods.pt3 import solver
+
+    h = harness
+    h.mail(GM, "CREATE ?pt gmpw pt3\nSET BALANCE X 7\nSET BALANCE O 10")
+    h.send(ANN, "SIGNON ?pt pw")
+    h.send(BOB, "SIGNON ?pt pw")
+    h.run()
+    runner = CliRunner()
+    config = tmp_path / "judge.toml"
+    config.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "{h.config.database_url}"\n')
+    args = ["--config", str(config), "--data-dir", str(h.config.data_dir)]
+    run = runner.invoke(main, [*args, "pt3", "advise", "pt"])
+    assert run.exit_code != 0 and "?pt has not started" in run.output
+    say(h, GM, "START", game="Mpt")
+    say(h, ANN, "BID 1 B2")  # ann signed on first: X
+    say(h, BOB, "BID 1.5 A2")  # O wins and puts X on A2
+    run = runner.invoke(main, [*args, "pt3", "advise", "?pt", "--format", "json"])
+    assert run.exit_code == 0, run.output
+    out = json.loads(run.output)
+    expected = solver.as_json(solver.advise(".X.......", Fraction(7), Fraction("8.5")))
+    assert out["season"] == 2 and out["names"] == {"X": "ann", "O": "bob"}
+    assert {k: out[k] for k in expected} == expected
+    run = runner.invoke(main, [*args, "pt3", "advise", "pt"])
+    assert run.exit_code == 0 and f"{expected['winner']} wins with best play" in run.output
+    run = runner.invoke(main, [*args, "pt3", "log", "pt"])
+    assert run.exit_code == 0, run.output
+    data = json.loads(run.output)
+    assert [e["text"] for e in data["events"]] == ["BID 1 B2", "BID 1.5 A2"]
+    path = tmp_path / "pt.json"
+    path.write_text(run.output)
+    run = runner.invoke(main, ["resolve", str(path), "--format", "json"])
+    assert json.loads(run.output)["board"] == ".X......."
+    run = runner.invoke(main, [*args, "pt3", "advise", "nosuch"])
+    assert run.exit_code != 0 and "no game 'nosuch'" in run.output
