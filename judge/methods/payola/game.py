@@ -204,6 +204,7 @@ def movement(state: State, stream: Any) -> tuple[State, dict[str, Any]]:
              "reductions": dict(result.reductions), "accepted": dict(result.accepted),
              "rejected": [r.__dict__ for r in result.rejected], "draws": list(result.draws),
              "random_order": dict(result.random_order), "chart": dict(result.chart),
+             "savings": dict(getattr(result, "savings", {}) or {}),
              "sheets": dict(state.sheets), "acceptance": dict(state.accept)}
     return adjudicate(with_ledger(state, paid), dict(result.orders), bribe=bribe)
 

@@ -82,7 +82,9 @@ def _ledger_audit(session: Session, now: datetime, game: Game, before: ledgers.L
                   after: ledgers.Ledger) -> None:
     """Every new ledger line in the audit trail too (`judge log GAME`)."""
     for line in after.lines[len(before.lines):]:
-        audit.record(session, now, "payola", game_id=game.id, event="ledger", **line.__dict__)
+        # (the line's kind as "entry": the audit trail's own "kind" is "payola")
+        audit.record(session, now, "payola", game_id=game.id, event="ledger", phase=line.phase, power=line.power,
+                     entry=line.kind, amount=line.amount, balance=line.balance, note=line.note)
 
 
 def phase_seed(session: Session, game: Game, phase: str) -> bytes:
@@ -231,7 +233,8 @@ def _sheet_line(ctx: Any, game: Game, state: pg.State, power: str, number: int, 
         return "rejected", _w("offer_refused", reasons=[r.reason for r in check.rejected])
     lines = _pending(ctx, game, "sheet", power)
     lines.append(text)
-    return "done", _w("offer_taken", count=len(lines), phase=pg.phase(state), deadline=game.deadline)
+    return "done", _w("offer_taken", count=len(lines), phase=pg.phase(state), deadline=game.deadline,
+                      savings=check.savings if not check.lines else 0)
 
 
 def _order(ctx: Any, game: Game, state: pg.State, power: str, command: cmd.Order) -> tuple[str, str]:
@@ -248,17 +251,14 @@ def _order(ctx: Any, game: Game, state: pg.State, power: str, command: cmd.Order
 
 def _set_accept(game: Game, state: pg.State, players: dict[str, str], power: str,
                 command: cmd.SetAccept) -> tuple[str, str]:
-    letters = pg.letters(state)
-    known = set(letters.values())
-    written = command.letters
-    bad = sorted({ch for ch in written if ch != "?" and ch not in known})
-    if bad:
-        return "rejected", _w("accept_bad", bad=bad, letters=letters)
-    seen = [ch for ch in written if ch != "?"]
-    if len(seen) != len(set(seen)) or written.count("?") > 1:
-        return "rejected", _w("accept_twice", written=written)
-    if "?" not in written and len(seen) < len(known):
-        written += "?"  # rules 4: the powers not listed come after, in an order drawn each phase
+    from judge.methods.payola.bribes import PayolaInputError, check_acceptance
+
+    try:
+        # payola-core's reading (DPjudge's checkAccept): initials, each once;
+        # "?" appended when the list names fewer than all.
+        written = check_acceptance(state.variant, power, command.letters)
+    except PayolaInputError as err:
+        return "rejected", _w("accept_refused", reason=str(err), letters=pg.letters(state))
     save(game, pg.with_accept(state, power, written), players)
     return "done", _w("accept_set", accept=written)
 

@@ -1,0 +1,176 @@
+"""Payola by mail, end to end on SQLite and PostgreSQL (issue 14): a
+7-player standard game from Spring 1901 to the Winter 1901 adjustments.
+The GM gives five powers (SET POWER), START draws the other two; offer
+sheets by mail (a line refused at once with payola-core's reason, the rest
+standing; a later sheet replacing an earlier one), SET ACCEPT, a transfer,
+LEDGER; each movement phase played at its deadline, the ledgers of the
+results mails checked (accepted bribes, offer sheet, previous balance,
+cost, new balance); a retreat ordered by its owner, a build, a disband left
+to civil disorder; the income before Spring 1902; and every phase's
+adjudication equal to the diplomacy engine's own for the same orders."""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+from sqlalchemy import select
+
+from judge.games import find_game
+from judge.methods.payola import game as G
+from judge.methods.payola.live import load
+from judge.store.models import Event
+from tests.harness import Harness
+
+GM = "gm@example.test"
+GIVEN = {"p1": "Austria", "p2": "England", "p3": "France", "p4": "Germany", "p5": "Italy"}
+
+
+def addr(name: str) -> str:
+    return f"{name}@example.test"
+
+
+def say(h: Harness, who: str, text: str) -> str:
+    h.mail(addr(who), f"SIGNON ?pay pw\n{text}")
+    return h.body(h.last_to(addr(who)))
+
+
+def later(h: Harness, hours: float) -> None:
+    h.clock.advance(seconds=hours * 3600)
+    h.run()
+
+
+def stored(h: Harness):
+    with h.judge.sessions() as s:
+        g = find_game(s, "pay")
+        state, players = load(g)
+        return state, players, g.deadline, g.state
+
+
+def results(h: Harness, who: str, phase: str) -> str:
+    mails = [m for m in h.sent_to(who) if f"Payola {phase} results" in str(m["Subject"])]
+    assert len(mails) == 1, [str(m["Subject"]) for m in h.sent_to(who)]
+    svg = [p for p in mails[0].iter_attachments() if p.get_content_type() == "image/svg+xml"]
+    assert len(svg) == 1
+    content = svg[0].get_content()
+    assert "<svg" in (content if isinstance(content, str) else content.decode("utf-8"))
+    return h.body(mails[0])
+
+
+def engine_results(reports: list[dict]) -> list[dict]:
+    """The diplomacy engine alone, given each phase's adjudicated orders."""
+    from diplomacy import Game
+
+    ref = Game(map_name="standard")
+    out = []
+    for r in reports:
+        assert ref.get_current_phase() == r["phase"]
+        for power, orders in r["orders"].items():
+            ref.set_orders(power.upper(), orders)
+        ref.process()
+        out.append({u: [str(x) for x in rs] for u, rs in ref.result_history.last_value().items()})
+    return out
+
+
+def test_a_payola_year_by_mail(harness: Harness):
+    h = harness
+    h.mail(GM, "CREATE ?pay gmpw payola standard")
+    assert "created (payola, variant standard" in h.body(h.last_to(GM))
+    players = [f"p{k}" for k in range(1, 8)]
+    for p in players:
+        h.send(addr(p), "SIGNON ?pay pw")
+    h.run()
+    sets = "\n".join(f"SET POWER {addr(p)} {power}" for p, power in GIVEN.items())
+    h.mail(GM, f"SIGNON Mpay gmpw\n{sets}\nSET MOVEMENT HOURS 48\nSTART")
+    reply = h.body(h.last_to(GM))
+    assert "France p3@example.test" in reply and "S1901M: offer sheets are taken until" in reply, reply
+    state, by_power, deadline, _ = stored(h)
+    assert {by_power[p] for p in ("Russia", "Turkey")} == {addr("p6"), addr("p7")}  # drawn
+    assert deadline == h.clock.now() + timedelta(hours=48)
+    me = {power: address.split("@")[0] for power, address in by_power.items()}
+    start = h.last_to(addr(me["Russia"]))
+    assert "you are Russia" in str(start["Subject"]) and "holds 62 AgP" in h.body(start)
+    with h.judge.sessions() as s:
+        draws = s.scalars(select(Event).where(Event.kind == "draw")).all()
+        assert [d.data["what"] for d in draws] == ["power"]  # the last power needs no draw
+
+    # Spring 1901: sheets, a refused line, a replaced sheet, SET ACCEPT, a transfer, LEDGER.
+    reply = say(h, me["France"], "4 : A PAR - BUR\n0 : A MUN - BUR\n2 : F BRE - MAO")
+    assert "a zero offer to a foreign unit: A MUN is Germany's" in reply
+    assert reply.count("offer 1 of the sheet") == 1 and "offer 2 of the sheet" in reply
+    reply = say(h, me["France"], "4 : A PAR - BUR\n5 : A MUN H\nF BRE - MAO")  # replaces the first
+    assert "offer 3 of the sheet" in reply
+    say(h, me["Germany"], "3 : A MUN - BUR\nSET ACCEPT GA")
+    assert "your acceptance list is GA?" in h.body(h.last_to(addr(me["Germany"])))
+    say(h, me["Austria"], "A VIE - TYR")
+    reply = say(h, me["Russia"], "TRANSFER 10 TO Turkey\nTRANSFER 100 TO Turkey\nLEDGER")
+    assert "10 AgP sent to Turkey (told by mail); your balance is 52 AgP" in reply
+    assert "you have 52 AgP: you cannot send 100. Nothing was transferred." in reply
+    assert "Russia's account: 52 AgP." in reply and "transfer out" in reply
+    told = h.last_to(addr(me["Turkey"]))
+    assert "10 AgP from Russia" in str(told["Subject"]) and "balance is now 58 AgP" in h.body(told)
+    assert "only the GM" not in say(h, me["Italy"], "LEDGER")
+
+    later(h, 48)
+    state, _, deadline, _ = stored(h)
+    assert G.phase(state) == "F1901M" and deadline == h.clock.now() + timedelta(hours=48)
+    spring = state.reports[-1]
+    assert spring["orders"]["France"] == ["A MAR H", "A PAR - BUR", "F BRE - MAO"]
+    assert "A MUN H" in spring["orders"]["Germany"]  # France's 5 beat Germany's 3
+    france = results(h, addr(me["France"]), "S1901M")
+    assert "S1901M ACCOUNT STATEMENT FOR FRANCE" in france
+    for line in ("   4 AgP  A PAR - BUR", "   5 AgP  A MUN H", "Your offer sheet was:\n  4 : A PAR - BUR\n"
+                 "  5 : A MUN H\n  F BRE - MAO", "Previous balance:                48 AgP",
+                 "Cost of your bribes:              9 AgP", "New balance:                     39 AgP"):
+        assert line in france, (line, france)
+    germany = results(h, addr(me["Germany"]), "S1901M")
+    assert "Cost of your bribes:              0 AgP" in germany and "New balance:                     48 AgP" in germany
+    assert "A PAR - BUR" in germany and "France:" in germany  # the orders for all
+    russia = results(h, addr(me["Russia"]), "S1901M")
+    assert "Previous balance:                52 AgP" in russia  # after the transfer
+    gm = results(h, GM, "S1901M")
+    assert "The offer chart (GM only):" in gm and "A MUN" in gm and "[table]" in gm
+
+    # Fall 1901: Austria's bribe makes A TYR support France into Munich.
+    say(h, me["France"], "3 : A BUR - MUN\n2 : F MAO - POR")
+    say(h, me["Austria"], "6 : A TYR S A BUR - MUN")
+    say(h, me["Germany"], "4 : A TYR H")
+    later(h, 48)
+    state, _, deadline, _ = stored(h)
+    assert G.phase(state) == "F1901R" and deadline == h.clock.now() + timedelta(hours=24)
+    fall = state.reports[-1]
+    assert fall["results"]["A MUN"] == ["dislodged"]
+    austria = results(h, addr(me["Austria"]), "F1901M")
+    assert "Previous balance:                48 AgP" in austria and "New balance:                     42 AgP" in austria
+
+    # Retreats: the owner orders; a foreign power cannot.
+    assert "nothing to order" in say(h, me["France"], "A MUN R BOH")
+    assert "no retreat order" in say(h, me["Germany"], "A MUN R BUR")
+    assert "A MUN R BOH: order 1 of this mail" in say(h, me["Germany"], "A MUN - BOH")
+    later(h, 24)
+    state, *_ = stored(h)
+    assert G.phase(state) == "W1901A" and G.units(state)["A BOH"] == "Germany"
+    results(h, addr(me["Germany"]), "F1901R")
+
+    # Adjustments: France builds one of its two, Germany sends nothing.
+    assert "A PAR B: order 1" in say(h, me["France"], "BUILD A PAR\nWAIVE")
+    later(h, 24)
+    state, _, _, game_state = stored(h)
+    assert G.phase(state) == "S1902M" and game_state == "bidding"
+    winter = state.reports[-1]
+    assert winter["orders"]["France"] == ["A PAR B"]  # the engine keeps no WAIVE among its orders
+    assert len([u for u, p in G.units(state).items() if p == "Germany"]) == 2
+    france = results(h, addr(me["France"]), "W1901A")
+    assert "Income before S1902M: 75 AgP from 5 centres." in france
+    assert "Your balance: 109 AgP." in france  # 48, less 9 in Spring and 5 in Fall, plus 75
+    assert state.ledger.balance("France") == 48 - 9 - 5 + 75
+    assert state.ledger.balance("Russia") == 62 - 10 + 62
+    assert state.ledger.balance("Turkey") == 48 + 10 + 48
+
+    # The adjudication of every phase is the engine's own for the same orders.
+    reports = list(state.reports)
+    assert [r["phase"] for r in reports] == ["S1901M", "F1901M", "F1901R", "W1901A"]
+    assert [r["results"] for r in reports] == engine_results(reports)
+    with h.judge.sessions() as s:
+        lines = [e.data for e in s.scalars(select(Event).where(Event.kind == "payola")) if e.data["event"] == "ledger"]
+        assert {(x["power"], x["entry"]) for x in lines} >= {("France", "bribes"), ("Russia", "transfer out"),
+                                                          ("Turkey", "transfer in"), ("France", "income")}
