@@ -1,0 +1,103 @@
+"""The console's login, sessions, CSRF and failed-login limits, through its
+HTTP interface (Starlette's TestClient over the real app and store)."""
+
+from __future__ import annotations
+
+import pytest
+
+from judge.web.auth import LoginLimiter, set_moderator
+from tests.web.console_helpers import MOD, MOD_PASSWORD, add_moderator, client, csrf_of, log_in, make_harness
+
+
+@pytest.fixture
+def judge_and_client(tmp_path):
+    h = make_harness(tmp_path)
+    add_moderator(h)
+    c = client(h)
+    yield h, c
+    c.close()
+    h.close()
+
+
+def test_login_opens_the_console_and_logout_closes_it(judge_and_client):
+    h, c = judge_and_client
+    h.mail("gm@example.test", "CREATE ?vienna gmpw")
+    assert c.get("/console/").headers["location"] == "/console/login?next=%2Fconsole%2F"
+    wrong = log_in(c, MOD, "not the password")
+    assert wrong.status_code == 401 and "Wrong name or password." in wrong.text
+    assert log_in(c, "nobody", MOD_PASSWORD).status_code == 401
+    ok = log_in(c)
+    assert ok.status_code == 303 and ok.headers["location"] == "/console/"
+    home = c.get("/console/")
+    assert home.status_code == 200 and "vienna" in home.text and f"<span>{MOD}</span>" in home.text
+    assert home.headers["cache-control"] == "no-store" and home.headers["x-frame-options"] == "DENY"
+    out = c.post("/console/logout", data={"csrf": csrf_of(home.text)})
+    assert out.status_code == 303 and out.headers["location"] == "/console/login"
+    assert c.get("/console/").status_code == 303
+
+
+def test_a_new_token_after_login_and_the_old_one_is_refused(judge_and_client):
+    h, c = judge_and_client
+    before = csrf_of(c.get("/console/login").text)
+    log_in(c)
+    after = csrf_of(c.get("/console/").text)
+    assert before != after
+    assert c.post("/console/logout", data={"csrf": before}).status_code == 403
+    assert c.get("/console/").status_code == 200  # still logged in
+
+
+def test_a_new_password_ends_the_open_sessions(judge_and_client):
+    h, c = judge_and_client
+    log_in(c)
+    assert c.get("/console/outbox").status_code == 200
+    with h.judge.sessions.begin() as s:
+        set_moderator(s, MOD, "another long password", h.clock.now(), cost=4)
+    assert c.get("/console/outbox").status_code == 303
+    assert log_in(c, MOD, "another long password").status_code == 303
+
+
+def test_login_goes_back_to_the_page_asked_for_but_never_off_the_console(judge_and_client):
+    h, c = judge_and_client
+    token = csrf_of(c.get("/console/login?next=/console/outbox").text)
+    went = c.post("/console/login", data={"csrf": token, "name": MOD, "password": MOD_PASSWORD,
+                                          "next": "/console/outbox"})
+    assert went.headers["location"] == "/console/outbox"
+    c.cookies.clear()
+    for evil in ("https://evil.example/", "//evil.example/console/", "/console/\\\\evil.example", "/elsewhere"):
+        token = csrf_of(c.get("/console/login").text)
+        went = c.post("/console/login", data={"csrf": token, "name": MOD, "password": MOD_PASSWORD, "next": evil})
+        assert went.headers["location"] == "/console/", evil
+        c.cookies.clear()
+
+
+def test_failed_logins_are_limited_per_address_and_the_limit_passes(judge_and_client):
+    h, c = judge_and_client
+    now = [1000.0]
+    c.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
+    for _ in range(5):
+        assert log_in(c, MOD, "guess").status_code == 401
+    refused = log_in(c)  # even the right password: the address is refused for now
+    assert refused.status_code == 429 and "Too many failed logins" in refused.text and "15 minutes" in refused.text
+    assert c.get("/console/").status_code == 303  # not logged in
+    now[0] += 600
+    assert "about 5 minutes" in log_in(c).text
+    now[0] += 301
+    assert log_in(c).status_code == 303
+    assert c.get("/console/").status_code == 200
+
+
+def test_the_limiter_counts_each_address_apart_and_forgets_after_a_success():
+    now = [0.0]
+    limits = LoginLimiter(limit=3, window=60, clock=lambda: now[0], max_addresses=2)
+    for _ in range(3):
+        limits.failed("10.0.0.1")
+    assert limits.wait("10.0.0.1") == 60 and limits.wait("10.0.0.2") == 0
+    limits.failed("10.0.0.2")
+    limits.succeeded("10.0.0.2")
+    assert limits.wait("10.0.0.2") == 0
+    now[0] = 30
+    limits.failed("10.0.0.3")
+    limits.failed("10.0.0.4")  # a third address: the longest quiet is forgotten (bounded memory)
+    assert limits.wait("10.0.0.1") == 0
+    now[0] = 100
+    assert limits.wait("10.0.0.3") == 0
