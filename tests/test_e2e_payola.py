@@ -130,6 +130,12 @@ def test_a_payola_year_by_mail(harness: Harness):
     gm = results(h, GM, "S1901M")
     assert "The offer chart (GM only):" in gm and "A MUN" in gm and "[table]" in gm
 
+    # The GM replaces Italy's player: the newcomer gets Italy's mails.
+    h.mail(GM, f"SIGNON Mpay gmpw\nREPLACE {addr(me['Italy'])} newitaly@example.test")
+    assert "newitaly@example.test plays Italy from now on" in h.body(h.last_to(GM))
+    _, by_power, _, _ = stored(h)
+    assert by_power["Italy"] == "newitaly@example.test"
+
     # Fall 1901: Austria's bribe makes A TYR support France into Munich.
     say(h, me["France"], "3 : A BUR - MUN\n2 : F MAO - POR")
     say(h, me["Austria"], "6 : A TYR S A BUR - MUN")
@@ -140,10 +146,12 @@ def test_a_payola_year_by_mail(harness: Harness):
     fall = state.reports[-1]
     assert fall["results"]["A MUN"] == ["dislodged"]
     austria = results(h, addr(me["Austria"]), "F1901M")
+    assert "ACCOUNT STATEMENT FOR ITALY" in results(h, "newitaly@example.test", "F1901M")
     assert "Previous balance:                48 AgP" in austria and "New balance:                     42 AgP" in austria
 
     # Retreats: the owner orders; a foreign power cannot.
     assert "nothing to order" in say(h, me["France"], "A MUN R BOH")
+    assert "offer sheets are taken in movement phases; now it is F1901R" in say(h, me["France"], "3 : A MUN R BOH")
     assert "no retreat order" in say(h, me["Germany"], "A MUN R BUR")
     assert "A MUN R BOH: order 1 of this mail" in say(h, me["Germany"], "A MUN - BOH")
     later(h, 24)

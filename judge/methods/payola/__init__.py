@@ -84,6 +84,11 @@ class Payola(Method):
 
         return standing_line(game, player)
 
+    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
+        from judge.methods.payola.live import roster_changed
+
+        return roster_changed(ctx, game, old, new)
+
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "TAKEOVER":
             return f"?{game.name}: ask its GM ({game.gm_address}) to replace a player of a Payola game"

@@ -185,6 +185,8 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
     ctx.reveal_to = ctx.player.address  # balances and sheets are the player's own (rules 2)
     if cmd.is_unit_line(text) and pg.phase_type(state) == "M":
         return _sheet_line(ctx, game, state, power, number, text)
+    if cmd.is_unit_line(text) and text[0] in "0123456789!":
+        return "rejected", _w("offers_not_now", phase=pg.phase(state), deadline=game.deadline)
     try:
         command = cmd.parse_line(text, number)
     except cmd.PayolaSyntaxError as err:
@@ -228,7 +230,10 @@ def _pending(ctx: Any, game: Game, kind: str, power: str) -> list[str]:
 def _sheet_line(ctx: Any, game: Game, state: pg.State, power: str, number: int, text: str) -> tuple[str, str]:
     from judge.methods.payola import bribes
 
-    check = bribes.check_sheet(variant=state.variant, units=pg.units(state), power=power, text=text)
+    try:
+        check = bribes.check_sheet(variant=state.variant, units=pg.units(state), power=power, text=text)
+    except bribes.PayolaInputError as err:  # a position payola-core cannot read: no bug of the sender's
+        return "rejected", _w("offer_refused", reasons=[str(err)])
     if check.rejected:
         return "rejected", _w("offer_refused", reasons=[r.reason for r in check.rejected])
     lines = _pending(ctx, game, "sheet", power)
@@ -410,6 +415,30 @@ def _mail(session: Session, config: Config, now: datetime, game: Game, to: list[
     attachments = [(context.get("svg_name") or f"{game.name}-board.svg", svg, "image/svg+xml")] if svg else []
     queue_mail(session, config, now, to=to, subject=subject, body=body, kind=kind, game_id=game.id,
                attachments=attachments, private=private)
+
+
+def roster_changed(ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
+    """REPLACE: the replacement plays the old player's power from now on
+    (its account, sheet and orders as they stand). EJECT: the power is
+    nobody's (civil disorder): its units get the rules' default (0 : H), an
+    unordered retreat disbands, an adjustment is the engine's."""
+    if game.method_state is None or old is None:
+        return ""
+    state, players = load(game)
+    power = power_of(players, old.address)
+    if power is None:
+        return ""
+    if new is not None:
+        new.power = power
+        players[power] = new.address
+        told = _w("replaced", power=power, address=new.address)
+    else:
+        del players[power]
+        told = _w("ejected", power=power)
+    save(game, state, players)
+    audit.record(ctx.session, ctx.now, "payola", game_id=game.id, event="roster", power=power,
+                 player=players.get(power))
+    return told
 
 
 def not_in_yet(session: Session, game: Game) -> list[tuple[Any, dict]]:
