@@ -178,6 +178,17 @@ def test_a_payola_year_by_mail(harness: Harness):
     reports = list(state.reports)
     assert [r["phase"] for r in reports] == ["S1901M", "F1901M", "F1901R", "W1901A"]
     assert [r["results"] for r in reports] == engine_results(reports)
+    # Each movement phase's record (in the audit trail) replays with
+    # `judge resolve` (the method's resolve_file) to the same orders.
+    from judge.methods import get_method
+
+    with h.judge.sessions() as s:
+        records = [e.data for e in s.scalars(select(Event).where(Event.kind == "payola")) if e.data["event"] == "movement"]
+    assert [r["input"]["phase"] for r in records] == ["S1901M", "F1901M"]
+    for record, report in zip(records, reports):
+        again = get_method("payola").resolve_file(record["input"], bytes.fromhex(record["seed"]))
+        chosen = {u: o for orders in report["orders"].values() for o in orders for u in [" ".join(o.split()[:2])]}
+        assert again["orders"] == chosen
     with h.judge.sessions() as s:
         lines = [e.data for e in s.scalars(select(Event).where(Event.kind == "payola")) if e.data["event"] == "ledger"]
         assert {(x["power"], x["entry"]) for x in lines} >= {("France", "bribes"), ("Russia", "transfer out"),
