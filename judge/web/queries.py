@@ -144,7 +144,15 @@ def public_record(session: Session, game: Game) -> dict[str, Any] | None:
     addresses = sorted({p.address for p in game.players})
     width = len(str(len(addresses)))
     stand_in = {a: f"player{k:0{width}d}@players.invalid" for k, a in enumerate(addresses, 1)}
-    sealed = record.sealed(game.name, resolution.method, resolution.input, resolution.reveal, resolution.result,
+    reveal = resolution.reveal
+    if reveal and reveal.get("entropy"):
+        # ENTROPY lines are hashed into the seed with their senders'
+        # addresses: with stand-ins the seed would not check. The record
+        # goes without the reveal (verify then checks every draw from the
+        # recorded seed); the page shows the secret and commitment, and the
+        # players' mailed copy checks the seed itself.
+        reveal = None
+    sealed = record.sealed(game.name, resolution.method, resolution.input, reveal, resolution.result,
                            {stand_in[a]: names[a] for a in addresses})
     return rename(sealed, stand_in) | {"names": {stand_in[a]: names[a] for a in addresses}}
 

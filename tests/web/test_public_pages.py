@@ -114,3 +114,38 @@ def test_a_game_page_before_the_results_shows_who_is_in_never_what(harness, live
     assert "UTC" in countdown and "(passed)" in countdown  # the harness's clock is in March 2026
     assert page.query_selector("#record") is None and "Commitment to the secret seed" in page.inner_text("main")
     assert GM not in html
+
+
+def test_a_preference_game_shows_lists_and_values_and_its_record_verifies_without_addresses(
+        harness, live_web, tmp_path):
+    h = harness
+    lists = ["EFGRTAI", "FEGRTAI", "AEFGRTI", "RTAIEFG", "TRAIEFG", "IAEFGRT", "GFERTAI"]
+    h.mail(GM, "create ?prefs gmpw preference standard\nset manual start\nsignoff")
+    for name, text in zip(NAMES, lists):
+        # An ENTROPY line: hashed into the seed with its sender's address.
+        h.send(f"{name} <{addr(name)}>", f"signon ?prefs pw\nENTROPY {name} likes tea\nset preference {text}\n"
+                                         "signoff")
+    h.run()
+    h.mail(GM, "signon Mprefs gmpw\nstart")
+    html = live_web.get("/game/prefs").text
+    assert "Lists and values:" in html and "How it was decided:" in html
+    assert "example.test" not in html and "ENTROPY line(s)" in html
+    record = live_web.get("/game/prefs/resolution.json")
+    assert record.status_code == 200 and b"example.test" not in record.content
+    path = tmp_path / "resolution.json"
+    path.write_bytes(record.content)
+    run = subprocess.run([sys.executable, "-m", "judge", "verify", str(path)], capture_output=True, text=True)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "re-run identically" in run.stdout
+
+
+def test_a_random_game_shows_its_draws_by_name(harness, live_web):
+    h = harness
+    forming(h, "dice", "random", 7)
+    h.mail(GM, "SIGNON Mdice gmsecret\nSTART")
+    page = live_web.get("/game/dice").text
+    assert "Random assignment: 7 powers, 7 players" in page and "drew" in page
+    assert "P3 drew" in page or "P3" in page
+    assert "example.test" not in page
+    feed = live_web.get("/game/dice/feed.atom").text
+    assert "dice: results" in feed and "P3" in feed and "example.test" not in feed
