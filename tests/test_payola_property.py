@@ -1,0 +1,92 @@
+"""Properties of the bribe resolution over random sheets (the issue): no
+balance ever goes negative, nobody is debited more than they offered (nor
+more than their balance less their savings), and the result does not depend
+on the order in which the sheets (or balances, or lists) arrived."""
+
+from __future__ import annotations
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from judge.methods.payola.bribes import choose_orders
+from judge.methods.payola.orders import board, initial_units
+from judge.rng import DrawStream
+
+START = initial_units("standard")
+POSSIBLE: dict[str, list[str]] = {}
+for _order in sorted(board("standard", START).possible):
+    POSSIBLE.setdefault(" ".join(_order.split()[:2]), []).append(_order)
+UNITS = sorted(POSSIBLE)
+POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+
+
+@st.composite
+def lines(draw):
+    unit = draw(st.sampled_from(UNITS))
+    orders = draw(st.lists(st.sampled_from(POSSIBLE[unit]), min_size=1, max_size=3, unique=True))
+    kind = draw(st.sampled_from(":::!>@&"))
+    amount = draw(st.integers(0, 25))
+    plateau = draw(st.one_of(st.just(""), st.just("#"), st.integers(0, amount).map(lambda p: f"#{p}")))
+    repeat = draw(st.sampled_from(["", "", "2*", "3*"]))
+    body = orders[0] + "".join(" | " + o.split(" ", 2)[2] for o in orders[1:])
+    return f"{repeat}{amount}{plateau} {kind} {body}"
+
+
+sheets_st = st.dictionaries(
+    st.sampled_from(POWERS),
+    st.tuples(st.lists(lines(), max_size=10), st.integers(0, 15)).map(
+        lambda t: "\n".join(t[0] + ([f"{t[1]} $"] if t[1] else []))),
+    max_size=7)
+balances_st = st.fixed_dictionaries({p: st.integers(0, 40) for p in POWERS})
+accept_st = st.dictionaries(st.sampled_from(POWERS),
+                            st.permutations(list("AEFGIRT")).flatmap(
+                                lambda p: st.integers(0, 7).map(lambda k: "".join(p[:k]) + "?")),
+                            max_size=7)
+
+
+def written(sheet_lines) -> dict[str, int]:
+    """What a power wrote for each unit, at most: amount x repeat, summed."""
+    out: dict[str, int] = {}
+    for line in sheet_lines:
+        for piece in line.pieces:
+            out[line.unit] = out.get(line.unit, 0) + piece.amount * piece.repeat
+    return out
+
+
+def resolve(sheets, balances, acceptance, seed=b"prop"):
+    return choose_orders(variant="standard", units=START, balances=balances, acceptance=acceptance,
+                         sheets=sheets, stream=DrawStream(seed))
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sheets_st, balances_st, accept_st)
+def test_no_negative_balance_and_no_debit_beyond_the_offers(sheets, balances, acceptance):
+    from judge.methods.payola.bribes import check_sheet
+
+    r = resolve(sheets, balances, acceptance)
+    for power in POWERS:
+        assert r.balances[power] >= 0
+        assert r.balances[power] == balances[power] - r.spent[power]
+        assert 0 <= r.spent[power] <= max(balances[power] - r.savings[power], 0)
+        offered = written(check_sheet(variant="standard", units=START, power=power,
+                                      text=sheets.get(power, "")).lines)
+        per_unit: dict[str, int] = {}
+        for a in r.accepted[power]:
+            assert a["amount"] >= 0
+            per_unit[a["unit"]] = per_unit.get(a["unit"], 0) + a["amount"]
+        for unit, amount in per_unit.items():
+            assert amount <= offered.get(unit, 0), (power, unit)
+        assert sum(per_unit.values()) == r.spent[power]
+    for unit, order in r.orders.items():
+        assert order in POSSIBLE[unit]
+
+
+@settings(max_examples=25, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sheets_st, balances_st, accept_st)
+def test_the_result_does_not_depend_on_the_order_the_sheets_arrived(sheets, balances, acceptance):
+    a = resolve(sheets, balances, acceptance)
+    b = resolve(dict(reversed(list(sheets.items()))), dict(reversed(list(balances.items()))),
+                dict(reversed(list(acceptance.items()))))
+    assert (a.orders, a.spent, a.balances, a.reductions, a.draws, a.random_order) == \
+           (b.orders, b.spent, b.balances, b.reductions, b.draws, b.random_order)
+    assert a.accepted == b.accepted and a.rejected == b.rejected
