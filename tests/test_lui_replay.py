@@ -169,6 +169,7 @@ def test_a_live_game_ticked_at_odd_times_and_its_replay_agree():
 # --------------------------------------------------------------------------
 
 NAMES = ("ann", "bob", "cy", "dee", "eve")
+SUBSTITUTES = ("zed", "yo")
 
 
 @st.composite
@@ -200,10 +201,14 @@ def games(draw):
                   st.integers(0, 2)),
         st.just("BID Z 2.5"),
     )
+    # The GM's EJECT and REPLACE (a player sending them is refused).
+    roster = st.one_of(st.builds(lambda p: f"EJECT {p}", st.sampled_from(players + SUBSTITUTES)),
+                       st.builds(lambda p, n: f"REPLACE {p} {n}", st.sampled_from(players + SUBSTITUTES),
+                                 st.sampled_from(SUBSTITUTES)))
     end_game = st.one_of(st.builds(lambda p: f"EC {p}", st.sampled_from(players)),
                          st.builds(lambda p: f"GIVE TOL {p}", st.sampled_from(players)))
-    line = st.integers(0, 9).flatmap(lambda k: bid if k < 6 else end_game if k < 8 else other)
-    actor = st.integers(0, 9).flatmap(lambda k: st.sampled_from(players) if k else st.just(GM))
+    line = st.integers(0, 11).flatmap(lambda k: bid if k < 6 else end_game if k < 8 else other if k < 10 else roster)
+    actor = st.integers(0, 9).flatmap(lambda k: st.sampled_from(players + SUBSTITUTES[:k % 2]) if k else st.just(GM))
     ticks = st.sampled_from([None] * 6 + ["next", "next", "half", "far"])
     pregame = draw(st.lists(st.tuples(st.sampled_from([0.5, 3, 7]), actor, line, ticks), max_size=6))
     auction = draw(st.lists(st.tuples(st.sampled_from([0, 0, 0.5, 1, 2, 3, 5, 13]), actor, line, ticks),
@@ -255,7 +260,7 @@ def test_random_games_keep_the_rules_and_the_bank_and_replay_to_the_same_state(g
         events = g.send(actor, text, at)  # Game.send checks every invariant of the new state
         mine = [e for e in events if isinstance(e, Rejected) and e.at == at and e.command == command]
         if isinstance(command, Bid) and actor is not GM and before.phase == engine.AUCTION \
-                and command.seat in before.settings.board:
+                and command.seat in before.settings.board and before.is_in(actor):
             rule = _fair(before, actor, command)
             if rule is not None:
                 assert [e.rule for e in mine] == [rule]
