@@ -153,6 +153,23 @@ def test_a_whole_pt3_game_by_mail(harness):
         assert img.getpixel(render.centre(6)) != render.WHITE  # X on C1, struck through
     assert "is over (X won)" in say(h, ANN, "BID 1 C2")
 
+    # The record in `resolutions`: the log and its replay, which judge verify re-runs.
+    from sqlalchemy import select
+
+    from judge import record as sealed_record
+    from judge.store.models import Resolution
+    from judge.verify import verify
+
+    with h.judge.sessions() as session:
+        g = find_game(session, "pt")
+        (row,) = session.scalars(select(Resolution).where(Resolution.game_id == g.id)).all()
+        rec = sealed_record.sealed(g.name, row.method, row.input, None, row.result)
+    assert row.method == "pt3" and row.result["board"] == s.board and row.result["winner"] == "X"
+    assert verify(rec).ok
+    rec["result"]["balances"]["X"] = "22"
+    verdict = verify(rec)
+    assert not verdict.ok and "balances" in verdict.difference
+
     # The log replays to the same final state.
     from judge.cli import main
     from judge.methods.pt3.live import log_file
@@ -210,3 +227,34 @@ def test_judge_pt3_advise_and_log_read_the_store(harness, tmp_path):
     assert json.loads(run.output)["board"] == ".X......."
     run = runner.invoke(main, [*args, "pt3", "advise", "nosuch"])
     assert run.exit_code != 0 and "no game 'nosuch'" in run.output
+
+
+def test_replace_hands_the_side_over_and_list_shows_the_board(harness):
+    """The GM's REPLACE in a running game: the replacement plays the old
+    player's side (its balance, its sealed bid); LIST shows the board."""
+    import re
+
+    h = harness
+    h.mail(GM, "CREATE ?pt gmpw pt3")
+    h.send(ANN, "SIGNON ?pt pw")
+    h.send(BOB, "SIGNON ?pt pw")
+    h.run()
+    say(h, GM, "START", game="Mpt")
+    say(h, ANN, "BID 2 B2")  # ann: X
+    say(h, BOB, "BID 1 A1")
+    say(h, BOB, "BID 3 C3")  # bob's sealed bid for season 2
+    h.mail(GM, "SIGNON Mpt gmpw\nREPLACE bob Zed <zed@example.test>")
+    assert "zed@example.test plays O from now on" in h.body(h.last_to(GM))
+    (asked,) = [m for m in h.sent_to("zed@example.test") if "as a replacement" in str(m["Subject"])]
+    token = re.search(r"^    ([A-Z0-9]{10})$", h.body(asked), re.M).group(1)
+    assert "Rejected" in say(h, BOB, "BID 4 C3")
+    h.mail("zed@example.test", f"SIGNON ?pt {token}\nSET PASSWORD zedpw\nBID 5 C2")
+    assert "Done: your sealed bid of 5.00 for season 2 (square C2) is in, replacing 3.00 on C3" in \
+        " ".join(h.body(h.last_to("zed@example.test")).split())
+    say(h, ANN, "BID 1 A1")
+    s, *_ = state(h)
+    assert s.board == "....X..O." and [str(b) for b in s.balances] == ["98", "95"]
+    assert mails(h, "zed@example.test", "season 2, O on C2") and not mails(h, BOB, "season 2")
+    h.mail(ANN, "SIGNON ?pt pw\nLIST ?pt")
+    text = h.body(h.last_to(ANN))
+    assert "B   . | X | ." in text and "C   . | O | ." in text

@@ -92,6 +92,21 @@ class Pt3(Method):
         game.deadline = None  # each season's deadline is the engine's (games.next_tick), not the shell's
         return f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once started (each season's deadline runs it)"
 
+    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
+        from judge.methods.pt3.live import roster_changed
+
+        return roster_changed(ctx, game, old, new)
+
+    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+        from judge.methods.pt3.live import list_view
+
+        return list_view(game)
+
+    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
+        from judge.methods.pt3.live import public_board
+
+        return public_board(game, names)
+
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":
             return (f"?{game.name} is a Payola Tic-Tac-Toe game: each season closes when both bids are in or at "

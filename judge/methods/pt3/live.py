@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from datetime import datetime
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from judge import audit
 from judge.methods.pt3 import engine
@@ -349,6 +349,7 @@ def _dispatch(session: Session, config: Config, now: datetime, game: Game, live:
                      board=live.state.board)
         set_state(session, game, "resolved", now)
         game.resolved_at = now
+        _store_record(session, now, game, live)
         result = output(live.state)
         result["view"] = view
         for side, address in to:
@@ -401,10 +402,35 @@ def _mail(session: Session, config: Config, now: datetime, game: Game, to: list[
 
 
 # --------------------------------------------------------------------------
-# The log, for `judge resolve`
+# The log, for `judge resolve`; the record, for `judge verify`
 # --------------------------------------------------------------------------
 
-def log_file(session: Session, game: Game) -> dict[str, Any]:
+_CHECKED = ("board", "balances", "winner", "line", "seasons")
+
+
+def _store_record(session: Session, now: datetime, game: Game, live: Live) -> None:
+    """The final record in `resolutions`, as every method's: the replay
+    file and what `judge resolve` makes of it, which `judge verify` re-runs
+    (PT3 draws nothing: no seed). The replay runs here once and is compared
+    with the live game: a difference is a bug, logged and kept in the audit
+    trail."""
+    import logging
+
+    from judge.methods.pt3.replay import output, replay
+    from judge.store.models import Resolution
+
+    data = log_file(session, game, live)
+    result = replay(data)
+    mine = output(live.state)
+    differs = [k for k in _CHECKED if result.get(k) != mine.get(k)]
+    if differs:
+        logging.getLogger(__name__).error("?%s: the replay of the log differs from the game in %s",
+                                          game.name, ", ".join(differs))
+        audit.record(session, now, "pt3", game_id=game.id, event="record_differs", fields=differs)
+    session.add(Resolution(game_id=game.id, method=engine.NAME, seed="", input=data, result=result, reveal=None,
+                           created_at=now))
+
+def log_file(session: Session, game: Game, live: Live | None = None) -> dict[str, Any]:
     """The game's replay file (docs/pt3.md): its origin and every command
     the engine took, from the audit trail, up to the engine's clock."""
     from sqlalchemy import select
@@ -412,9 +438,55 @@ def log_file(session: Session, game: Game) -> dict[str, Any]:
     from judge.store.models import Event
 
     audit.write_pending(session)
-    live = Live(game)
+    live = live or Live(game)
     rows = session.scalars(select(Event).where(Event.game_id == game.id, Event.kind == "pt3")
                            .order_by(Event.id)).all()
     events = [{"at": r.data["engine_at"], "by": r.data["by"], "text": r.data["text"]}
               for r in rows if r.data.get("event") == "command"]
     return {**live.origin, "events": events, "until": live.clock.isoformat()}
+
+
+# --------------------------------------------------------------------------
+# The roster, LIST and the web page
+# --------------------------------------------------------------------------
+
+def roster_changed(ctx: Any, game: Game, old: Any, new: Any) -> str:
+    """REPLACE in a started game: the replacement plays the old player's
+    side from now on (the engine knows sides, not addresses, so the log is
+    unchanged). EJECT: the side stays, with nobody to bid for it; its
+    missing bids lose each season at the deadline. What the GM's reply adds."""
+    if game.method_state is None or old is None:
+        return ""  # forming: START reads the players as they are then
+    live = Live(game)
+    side = live.side_of(old.address)
+    if side is None:
+        return ""
+    audit.record(ctx.session, ctx.now, "pt3", game_id=game.id, event="roster", side=side, old=old.address,
+                 new=None if new is None else new.address)
+    if new is not None:
+        live.address[side] = new.address
+        live.save(game)
+    return _w("roster_changed", side=side, new=None if new is None else new.address)
+
+
+def list_view(game: Game) -> dict | None:
+    """What LIST adds once the game has started: the board as the season
+    mails show it."""
+    if not game.method_state:
+        return None
+    from judge.methods.pt3 import render
+
+    return {"board": render.board_text(render.view(Live(game).state, game.name))}
+
+
+def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
+    """The game's public web page: the board's text and picture, each side
+    named by its player's public name (`names`: address -> name)."""
+    if not game.method_state:
+        return None
+    from judge.methods.pt3 import render
+
+    live = Live(game)
+    v = render.view(live.state, game.name)
+    v["names"] = {side: names.get(a, names.get(a.casefold(), "?")) for side, a in live.address.items()}
+    return {"text": render.board_text(v), "png": render.board_png(v)}

@@ -37,7 +37,7 @@ def view(state: State, game: str) -> dict[str, Any]:
         "over": state.over,
         "winner": state.winner,
         "line": None if state.line is None else [square_name(i) for i in state.line],
-        "line_index": state.line,
+        "line_index": None if state.line is None else list(state.line),
         "seasons": [{"number": s.number, "mark": s.mark, "winner": s.winner, "square": square_name(s.square),
                      "bid": None if s.bid is None else money(s.bid, state.places)} for s in state.seasons],
     }
