@@ -58,6 +58,22 @@ def test_f11_is_4_by_3_seats_o_to_z_in_reading_order():
     assert F11.board.neighbours("Z") == ("W", "X", "Q", "Y")
 
 
+def test_the_seeds_sizes_are_rows_by_columns():
+    """The seed: "a rectangular board of size 4x3, creating 12 seats" (F11),
+    "size 3x3, creating 9 seats" (F8), seats "labeled O-Z reading order":
+    rows x columns, reading order left to right, top to bottom."""
+    seed = ROOT.parent / "shared" / "seeds" / "lowest-unique-integer.txt"
+    if not seed.exists():
+        pytest.skip("the seed is not beside this checkout")
+    text = seed.read_text(encoding="utf-8")
+    f11, f8 = text.split("F8: Lowest Unique Integer", 1)
+    for part, settings, first in ((f11, F11, "O"), (f8, F8, "R")):
+        rows, cols, seats = map(int, re.search(r"board of size (\d)x(\d), creating (\d+) seats", part).groups())
+        assert (settings.rows, settings.cols) == (rows, cols) and rows * cols == seats
+        assert f"labeled {first}-Z reading order" in part or f"go from {first} to Z" in text
+        assert settings.board.seats[0] == first and settings.board.grid()[0][:2] == (first, chr(ord(first) + 1))
+
+
 def test_f8_is_3_by_3_seats_r_to_z():
     assert F8.board.grid() == (("R", "S", "T"), ("U", "V", "W"), ("X", "Y", "Z"))
     assert F8.board.neighbours("V") == ("S", "W", "Y", "U")
