@@ -42,7 +42,7 @@ def routes() -> list[Route]:
         Route("/login", login_page, methods=["GET"], name="console_login"),
         Route("/login", login, methods=["POST"]),
         Route("/logout", logout, methods=["POST"], name="console_logout"),
-        Route("/game/{name}", game_trail, name="console_game"),
+        Route("/game/{name:path}", game_trail, name="console_game"),
         Route("/mail/{mail_id:int}", mail_source, name="console_mail"),
         Route("/outbox", outbox_page, name="console_outbox"),
         Route("/outbox/{row_id:int}/retry", outbox_retry, methods=["POST"]),
