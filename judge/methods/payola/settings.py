@@ -16,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any, Mapping
 
 
+NAME = "payola"
+
+
 class ParamError(ValueError):
     """Settings a Payola game cannot be played with."""
 
