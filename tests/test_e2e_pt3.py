@@ -79,6 +79,8 @@ def test_a_whole_pt3_game_by_mail(harness):
     assert "has not allowed ADVICE" in reply
     reply = say(h, BOB, "BID 3.25 B2\nBID B2 4")
     assert "replacing 3.25 on B2" in reply
+    assert "signed on to ?pt as bob. You are X, with 60.00; season 1 closes at" in reply
+    assert "your sealed bid: 4.00 on B2" in say(h, BOB, "")
     assert state(h)[0].board == "." * 9  # sealed: nothing placed yet
     reply = say(h, ANN, "BID 4 1")  # a tie: O chooses, and puts X on A1
     assert "completed season 1: X went on A1, chosen by O for 4.00" in reply

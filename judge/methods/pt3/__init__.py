@@ -97,6 +97,11 @@ class Pt3(Method):
 
         return roster_changed(ctx, game, old, new)
 
+    def standing_line(self, session: Session, game: Game, player: Any) -> str:
+        from judge.methods.pt3.live import standing_line
+
+        return standing_line(game, player)
+
     def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
         from judge.methods.pt3.live import list_view
 

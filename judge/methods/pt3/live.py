@@ -469,6 +469,21 @@ def roster_changed(ctx: Any, game: Game, old: Any, new: Any) -> str:
     return _w("roster_changed", side=side, new=None if new is None else new.address)
 
 
+def standing_line(game: Game, player: Any) -> str:
+    """What SIGNON adds once the game runs: the player's side, balance and
+    sealed bid for the open season."""
+    if not game.method_state or game.state != "bidding":
+        return ""
+    live = Live(game)
+    side = live.side_of(player.address)
+    if side is None:
+        return ""
+    bid = live.state.bid_of(side)
+    return _w("standing", side=side, season=live.state.season, balance=live.money(live.state.balance(side)),
+              bid=None if bid is None else live.money(bid.amount), square=None if bid is None else square_name(bid.square),
+              deadline=_when(live.state.deadline))
+
+
 def list_view(game: Game) -> dict | None:
     """What LIST adds once the game has started: the board as the season
     mails show it."""
