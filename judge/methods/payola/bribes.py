@@ -270,21 +270,31 @@ def choose_orders(*, variant: str, units: Mapping[str, str], balances: Mapping[s
     the order of any mapping given (powers are taken in the map's order)."""
     try:
         position = board_mod.board(variant, units)
-        names = board_mod.power_names(variant)
     except BoardError as err:
         raise PayolaInputError(str(err)) from err
-    first_draw = len(stream.draws)
-
-    balance: dict[str, int] = {n: 0 for n in names}
-    for name, value in balances.items():
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise PayolaInputError(f"balance of {name}: a whole number of AgP, at least 0, not {value!r}")
-        balance[_power(variant, name)] = value
     texts: dict[str, str] = {}
     for name, text in sheets.items():
         if not isinstance(text, str):
             raise PayolaInputError(f"sheet of {name}: a text, not {text!r}")
         texts[_power(variant, name)] = text
+    checks = {name: _check(position, name, texts.get(name, "")) for name in board_mod.power_names(variant)}
+    return resolve_checked(position=position, checks=checks, balances=balances, acceptance=acceptance,
+                           stream=stream, random_order=random_order)
+
+
+def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balances: Mapping[str, int],
+                    acceptance: Mapping[str, str], stream: Any,
+                    random_order: Mapping[str, Sequence[str]] | None = None) -> BribeResult:
+    """choose_orders from sheets already checked against `position` (the
+    game by mail checks each sheet as it comes): power -> its SheetCheck."""
+    variant = position.variant
+    names = board_mod.power_names(variant)
+    first_draw = len(stream.draws)
+    balance: dict[str, int] = {n: 0 for n in names}
+    for name, value in balances.items():
+        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
+            raise PayolaInputError(f"balance of {name}: a whole number of AgP, at least 0, not {value!r}")
+        balance[_power(variant, name)] = value
     accepts = {n: check_acceptance(variant, n, None) for n in names}
     for name, text in acceptance.items():
         accepts[_power(variant, name)] = check_acceptance(variant, name, text)
@@ -292,13 +302,15 @@ def choose_orders(*, variant: str, units: Mapping[str, str], balances: Mapping[s
     for name, seq in given.items():
         if not isinstance(seq, (list, tuple)):
             raise PayolaInputError(f"random_order for {name}: a list of powers")
+    empty = SheetCheck((), (), 0)
+    checks = {_power(variant, k): v for k, v in checks.items()}
 
-    # 1. Sheets, checked and converted, in the map's order of powers.
+    # 1. Sheets converted, in the map's order of powers.
     rejected: list[Rejected] = []
     savings: dict[str, int] = {}
     bribes: dict[str, list[_Bribe]] = {}
     for name in names:
-        check = _check(position, name, texts.get(name, ""))
+        check = checks.get(name, empty)
         rejected.extend(check.rejected)
         savings[name] = check.savings
         bribes[name] = _convert(name, check.lines)

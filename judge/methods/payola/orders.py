@@ -71,6 +71,7 @@ class Board:
     units: Mapping[str, str]  # canonical unit ("F STP/SC") -> owner
     at: Mapping[str, str]  # province (no coast) -> the unit standing there
     possible: frozenset[str]  # every order the map allows this position
+    coasts: Mapping[tuple[str, str], tuple[str, ...]]  # (fleet, province) -> the coasts it can move to
 
     @property
     def map(self) -> Any:
@@ -150,8 +151,7 @@ class Board:
     def _coast_for(self, unit: str, dest: str) -> str:
         """A fleet's move to a province with coasts: the one coast it can
         reach (DPjudge's defaultCoast); two reachable coasts must be named."""
-        reach = [o.split(" - ")[1] for o in self.possible
-                 if o.startswith(f"{unit} - {dest}/")]
+        reach = self.coasts.get((unit, dest), ())
         if len(reach) == 1:
             return reach[0]
         if len(reach) > 1:
@@ -231,4 +231,9 @@ def board(variant: str, units: Mapping[str, str]) -> Board:
     for power, us in sorted(by_power.items()):
         game.set_units(power, us)
     possible = frozenset(o for orders in game.get_all_possible_orders().values() for o in orders)
-    return Board(variant, canonical, at, possible)
+    coasts: dict[tuple[str, str], list[str]] = {}
+    for order in possible:
+        words = order.split()
+        if len(words) == 4 and words[2] == "-" and "/" in words[3]:
+            coasts.setdefault((f"{words[0]} {words[1]}", words[3].split("/")[0]), []).append(words[3])
+    return Board(variant, canonical, at, possible, {k: tuple(sorted(v)) for k, v in coasts.items()})

@@ -157,6 +157,8 @@ def _clean(text: str, line_no: int) -> str:
     if len(line) > MAX_LINE_LENGTH:
         raise SheetSyntaxError(line_no, 1, line[:80] + "...", f"a line of at most {MAX_LINE_LENGTH} characters",
                                "Split it: one offer per line.")
+    if line.isprintable() and line.isascii():
+        return line  # the common case, without a look at each character
     line = "".join(" " if ch.isspace() or ch == "\ufeff" else ch for ch in line)
     for i, ch in enumerate(line):
         if not ch.isprintable():
