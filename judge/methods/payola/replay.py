@@ -128,3 +128,10 @@ def adjudicate(variant: str, phase: str, units: dict[str, str], orders: dict[str
             else:
                 after[u] = power.title()
     return adjudication, dict(sorted(after.items())), sorted(dislodged)
+
+
+def resolve(powers: Any, raw_params: Any, submissions: Any, stream: Any) -> dict[str, Any]:
+    """The assignment's resolver signature (judge.resolution): Payola is no
+    assignment. A phase is resolved from its whole file (`resolve_file`,
+    which `judge resolve FILE` reaches through the method)."""
+    raise ResolveInputError("a Payola phase is resolved from its file (judge resolve FILE), not from submissions")
