@@ -102,6 +102,8 @@ def test_a_payola_year_by_mail(harness: Harness):
     say(h, me["Germany"], "3 : A MUN - BUR\nSET ACCEPT GA")
     assert "your acceptance list is GA?" in h.body(h.last_to(addr(me["Germany"])))
     say(h, me["Austria"], "A VIE - TYR")
+    h.mail(GM, "SIGNON Mpay gmpw\n4 : A PAR - BUR")
+    assert "the GM of ?pay orders no units" in h.body(h.last_to(GM))
     reply = say(h, me["Russia"], "TRANSFER 10 TO Turkey\nTRANSFER 100 TO Turkey\nLEDGER")
     assert "10 AgP sent to Turkey (told by mail); your balance is 52 AgP" in reply
     assert "you have 52 AgP: you cannot send 100. Nothing was transferred." in reply
@@ -154,9 +156,12 @@ def test_a_payola_year_by_mail(harness: Harness):
     assert "offer sheets are taken in movement phases; now it is F1901R" in say(h, me["France"], "3 : A MUN R BOH")
     assert "no retreat order" in say(h, me["Germany"], "A MUN R BUR")
     assert "A MUN R BOH: order 1 of this mail" in say(h, me["Germany"], "A MUN - BOH")
-    later(h, 24)
-    state, *_ = stored(h)
+    h.clock.advance(seconds=3600)
+    h.mail(GM, "SIGNON Mpay gmpw\nPROCESS")  # the GM plays the retreats before their deadline
+    assert "F1901R of ?pay played; results sent to every player and to you. Now W1901A" in h.body(h.last_to(GM))
+    state, _, deadline, _ = stored(h)
     assert G.phase(state) == "W1901A" and G.units(state)["A BOH"] == "Germany"
+    assert deadline == h.clock.now() + timedelta(hours=24)
     results(h, addr(me["Germany"]), "F1901R")
 
     # Adjustments: France builds one of its two, Germany sends nothing.

@@ -164,7 +164,7 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         return "rejected", _w("not_a_player", game=game)
     text = line.strip()
     if game.state == "forming":
-        if not gm:
+        if not gm or cmd.is_unit_line(text):
             return "rejected", _w("not_started", game=game)
         try:
             command = cmd.parse_line(text, number)
@@ -273,7 +273,7 @@ def _transfer(ctx: Any, game: Game, state: pg.State, players: dict[str, str], po
     from judge.games import power_list
 
     target = power_list(game).lookup(command.to)
-    if target is None or target.name not in players:
+    if target is None or target.name not in state.ledger.as_dict():
         return "rejected", _w("no_such_power", written=command.to, game=game)
     try:
         new = ledgers.transfer(state.ledger, power, target.name, command.amount, pg.phase(state))
@@ -281,8 +281,10 @@ def _transfer(ctx: Any, game: Game, state: pg.State, players: dict[str, str], po
         return "rejected", _w("transfer_refused", reason=str(err))
     _ledger_audit(ctx.session, ctx.now, game, state.ledger, new)
     save(game, pg.with_ledger(state, new), players)
-    _mail(ctx.session, ctx.config, ctx.now, game, [players[target.name]], "payola/transfer.txt.j2", private=True,
-          power=target.name, giver=power, amount=command.amount, balance=new.balance(target.name))
+    if target.name in players:  # a power in civil disorder has an account but nobody to tell
+        _mail(ctx.session, ctx.config, ctx.now, game, [players[target.name]], "payola/transfer.txt.j2",
+              private=True, power=target.name, giver=power, amount=command.amount,
+              balance=new.balance(target.name))
     return "done", _w("transfer_done", amount=command.amount, to=target.name, balance=new.balance(power))
 
 
