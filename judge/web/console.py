@@ -60,6 +60,17 @@ def limiter(request: Request) -> auth.LoginLimiter:
     return state.login_limiter
 
 
+def _now(request: Request):
+    """The time an action is stamped with: the judge's clock (a test's judge
+    runs on its own clock and sets it here)."""
+    clock = getattr(request.app.state, "clock", None)
+    if clock is None:
+        from judge.clock import SystemClock
+
+        clock = SystemClock()
+    return clock.now()
+
+
 def _address(request: Request) -> str:
     return request.client.host if request.client else "unknown"
 
@@ -236,10 +247,9 @@ def outbox_page(request: Request, s, who: str) -> Response:
 @action
 def outbox_retry(request: Request, s, who: str, form) -> str:
     from judge import outbox
-    from judge.clock import SystemClock
 
     row_id = request.path_params["row_id"]
-    problem = outbox.retry(s, row_id, SystemClock().now())
+    problem = outbox.retry(s, row_id, _now(request))
     request.session["flash"] = problem or f"#{row_id}: queued again; the next pass of the daemon sends it."
     if problem is None:
         log.info("console: %s queued outbox #%s again", who, row_id)
@@ -263,11 +273,10 @@ def quarantine_page(request: Request, s, who: str) -> Response:
 
 @action
 def quarantine_rerun(request: Request, s, who: str, form) -> str:
-    from judge.clock import SystemClock
     from judge.failures import rerun_mail
 
     mail_id = request.path_params["mail_id"]
-    problem = rerun_mail(s, mail_id, SystemClock().now(), by=f"console: {who}")
+    problem = rerun_mail(s, mail_id, _now(request), by=f"console: {who}")
     request.session["flash"] = problem or f"#{mail_id}: queued to run again at the daemon's next pass."
     if problem is None:
         log.info("console: %s queued quarantined mail #%s to run again", who, mail_id)
