@@ -47,6 +47,7 @@ class Pt3(Method):
     ALIASES = ("payola-tic-tac-toe",)
     ENGINE = "judge.methods.pt3.engine"
     RESULTS = "results/pt3"
+    REPLAY = "judge.methods.pt3.replay"
     STARTS_AT_DEADLINE = False  # the GM's START, once the balances are set
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:

@@ -119,3 +119,10 @@ def output(state: engine.State, log: list[dict[str, Any]] | None = None) -> dict
 def replay(data: dict[str, Any]) -> dict[str, Any]:
     state, log = run(data)
     return output(state, log)
+
+
+def resolve(powers: Any, raw_params: Any, submissions: Any, stream: Any) -> dict[str, Any]:
+    """The assignment's resolver signature (judge.resolution): PT3 assigns
+    nothing. Its log is timed commands, read by `replay` (judge resolve hands
+    it the whole file through Method.resolve_file)."""
+    raise ReplayError("a PT3 game is replayed from its timed log (judge resolve FILE), not from submissions")
