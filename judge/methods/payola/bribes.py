@@ -364,14 +364,19 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
     liquid = {n: max(balance[n] - savings[n], 0) for n in names}
     reductions = {n: 0 for n in names}
     tie_choice: dict[tuple[str, tuple[str, ...]], str] = {}
+    # A unit is passed again only when a power with bribes on it was cut
+    # (no other unit's totals changed): the same result, fewer sums.
+    touched = {unit: {b.power for c in candidates for b in c.bribes} for unit, candidates in board}
+    winners: dict[str, _Candidate] = {}
+    cut = set(names)
     passes = 0
     while True:
         passes += 1
-        winners: dict[str, _Candidate] = {}
-        cost = {n: 0 for n in names}
         for unit, candidates in board:
-            best = _winner(unit, candidates, stream, tie_choice)
-            winners[unit] = best
+            if cut & touched[unit]:
+                winners[unit] = _winner(unit, candidates, stream, tie_choice)
+        cost = {n: 0 for n in names}
+        for best in winners.values():
             for b in best.bribes:
                 cost[b.power] += b.amount
         over = [n for n in names if cost[n] > liquid[n]]
@@ -380,6 +385,7 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
         for name in over:
             reductions[name] += 1
             _reduce(bribes[name])
+        cut = set(over)
 
     # 5. The debit: what each power's bribes to the issued orders come to.
     accepted: dict[str, list[dict]] = {n: [] for n in names}
@@ -426,8 +432,9 @@ def _winner(unit: str, candidates: list[_Candidate], stream: Any,
     """5.1-5.4 over candidates sorted by tie-break key; a tie that no rule
     breaks (equal keys) is drawn from the stream, once per phase for the
     same unit and the same tied orders."""
-    top = max(sum(b.amount for b in c.bribes) for c in candidates)
-    best = [c for c in candidates if sum(b.amount for b in c.bribes) == top]
+    totals = [sum([b.amount for b in c.bribes]) for c in candidates]
+    top = max(totals)
+    best = [c for c, total in zip(candidates, totals) if total == top]
     tied = [c for c in best if c.key == best[0].key]
     if len(tied) == 1:
         return tied[0]
