@@ -142,7 +142,12 @@ def test_a_payola_year_by_mail(harness: Harness):
     say(h, me["France"], "3 : A BUR - MUN\n2 : F MAO - POR")
     say(h, me["Austria"], "6 : A TYR S A BUR - MUN")
     say(h, me["Germany"], "4 : A TYR H")
-    later(h, 48)
+    later(h, 47)  # an hour before the deadline: a reminder to each player who sent no sheet
+    reminded = [m for m in h.sent_to("newitaly@example.test") if "reminder" in str(m["Subject"])]
+    assert len(reminded) == 1 and "F1901M waits for your offer sheet" in str(reminded[0]["Subject"])
+    assert "no offer sheet from you yet" in h.body(reminded[0])
+    assert not [m for m in h.sent_to(addr(me["France"])) if "reminder" in str(m["Subject"])]
+    later(h, 1)
     state, _, deadline, _ = stored(h)
     assert G.phase(state) == "F1901R" and deadline == h.clock.now() + timedelta(hours=24)
     fall = state.reports[-1]

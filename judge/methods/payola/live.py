@@ -456,11 +456,14 @@ def not_in_yet(session: Session, game: Game) -> list[tuple[Any, dict]]:
         power = power_of(players, p.address)
         if power is None:
             continue
+        phase = pg.phase(state)
         if pg.phase_type(state) == "M":
             if power not in state.sheets:
-                late.append((p, {}))
-        elif len(state.orders.get(power, [])) < pg.needs_orders(state, power):
-            late.append((p, {}))
+                late.append((p, {"phase": phase, "sheet": True}))
+        else:
+            given, needed = len(state.orders.get(power, [])), pg.needs_orders(state, power)
+            if given < needed:
+                late.append((p, {"phase": phase, "sheet": False, "given": given, "needed": needed}))
     return late
 
 
