@@ -15,7 +15,7 @@ import click
 
 @click.group()
 def pt3() -> None:
-    """Payola Tic-Tac-Toe: the exact solver (docs/pt3.md)."""
+    """Payola Tic-Tac-Toe: the exact solver, a mail game's advice and log (docs/pt3.md)."""
 
 
 @pt3.command()

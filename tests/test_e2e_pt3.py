@@ -117,6 +117,7 @@ def test_a_whole_pt3_game_by_mail(harness):
 
     # ADVICE once the GM allows it: private, the solver's answer.
     assert "ADVICE is now allowed" in say(h, GM, "SET ADVICE ON", game="Mpt")
+    assert "ADVICE allowed" in say(h, GM, "LIST", game="Mpt")
     assert "the solver's advice is in a private mail" in say(h, BOB, "ADVICE")
     (advice,) = mails(h, BOB, "the solver's advice")
     assert advice["X-Judge-Private"] == "yes" and not mails(h, ANN, "the solver's advice")

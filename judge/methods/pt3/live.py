@@ -228,6 +228,9 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
     audit.record(ctx.session, ctx.now, "pt3", game_id=game.id, inbound_id=ctx.inbound.id, event="command",
                  by=actor, text=line.strip(), engine_at=at.isoformat(),
                  outcome=rejected.reason if rejected else "done")
+    for e in events:  # the GM's settings in the game: games.params too, so LIST says them
+        if isinstance(e, engine.SettingChanged):
+            game.params = {**game.params, e.what: e.value}
     _dispatch(ctx.session, ctx.config, ctx.now, game, live, events, asker=ctx.player)
     if rejected is not None:
         return "rejected", _rejection(game, live, before, rejected, line)
