@@ -157,6 +157,10 @@ def gift_game(h: Harness, name: str) -> tuple:
     GM; c1 wins S with 1 and the auction ends at 25 h for lack of bids."""
     setup(h, name, "F8", ["c1", "c2", "c3", "c4"],
           PRIZES + "\nSET PLAYERS 4\nSET EC DEADLINE 6\nSET GIFT DEADLINE 12")
+    reply = h.body(h.last_to(GM))
+    assert "Done: the winner's time to choose the EC 6 h." in reply
+    assert "Done: the time for the ToL gifts 12 h (then the GM is told who still owes them)." in reply
+    assert "the EC's choice 6 h, the ToL gifts 12 h" in reply
     _, opens, _, _ = state(h, name)
     at(h, opens, 1)
     h.run()
