@@ -56,15 +56,23 @@ def unstick(session: Session, game: Game, now: datetime) -> str:
 
 def quarantined_mails(session: Session) -> list[dict]:
     """The mails a bug (or an unusable From) put aside, oldest first, with
-    their error: `judge quarantine` and the console's page of them."""
+    their error: `judge quarantine` and the console's page of them. The
+    error is masked: a bug's traceback may quote the mail's command,
+    password and all (judge.masking)."""
+    from judge.masking import mask_known, secrets_of_mail
+
     rows = session.execute(select(InboundMessage.id, InboundMessage.received_at, InboundMessage.processed_at,
                                   InboundMessage.source, InboundMessage.sender, InboundMessage.subject,
-                                  InboundMessage.reason)
+                                  InboundMessage.reason, InboundMessage.raw)
                            .where(InboundMessage.status == "quarantined").order_by(InboundMessage.id)).all()
-    return [{"id": r.id, "received_at": r.received_at.isoformat(),
-             "quarantined_at": r.processed_at.isoformat() if r.processed_at else None, "source": r.source,
-             "sender": r.sender, "subject": r.subject, "error": last_line(r.reason), "traceback": r.reason}
-            for r in rows]
+    out = []
+    for r in rows:
+        secrets = secrets_of_mail(r.raw)
+        out.append({"id": r.id, "received_at": r.received_at.isoformat(),
+                    "quarantined_at": r.processed_at.isoformat() if r.processed_at else None, "source": r.source,
+                    "sender": r.sender, "subject": r.subject, "error": mask_known(last_line(r.reason), secrets),
+                    "traceback": mask_known(r.reason or "", secrets)})
+    return out
 
 
 def rerun_mail(session: Session, mail_id: int, now: datetime, by: str | None = None) -> str | None:

@@ -224,7 +224,8 @@ def game_trail(request: Request, s, who: str) -> Response:
 @page
 def mail_source(request: Request, s, who: str) -> Response:
     from judge.store.models import InboundMessage
-    from judge.web.rawmail import mask_known, secrets_of_mail, show
+    from judge.masking import mask_known, secrets_of_mail
+    from judge.web.rawmail import show
 
     row = s.get(InboundMessage, request.path_params["mail_id"])
     if row is None:
@@ -259,15 +260,8 @@ def outbox_retry(request: Request, s, who: str, form) -> str:
 @page
 def quarantine_page(request: Request, s, who: str) -> Response:
     from judge.failures import quarantined_mails
-    from judge.store.models import InboundMessage
-    from judge.web.rawmail import mask_known, secrets_of_mail
 
-    own, rows = request.app.state.config.address, []
-    for r in quarantined_mails(s):
-        # A bug's traceback may quote the mail's command, password and all.
-        secrets = secrets_of_mail(s.get(InboundMessage, r["id"]).raw, own)
-        rows.append({**r, "traceback": mask_known(r["traceback"] or "", secrets),
-                     "error": mask_known(r["error"], secrets)})
+    rows = quarantined_mails(s)  # their errors masked there, for `judge quarantine` too
     return _render(request, "quarantine.html.j2", moderator=who, rows=rows)
 
 

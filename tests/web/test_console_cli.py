@@ -61,6 +61,22 @@ def test_a_quarantined_mail_is_listed_and_run_again(tmp_path, monkeypatch):
     listed = runner.invoke(main, [*args, "quarantine"])
     assert listed.exit_code == 0 and "ann@example.test" in listed.output and "RuntimeError: boom" in listed.output
     [row] = json.loads(runner.invoke(main, [*args, "quarantine", "--format", "json"]).output)
+    # A bug whose error quotes the command: its password is masked in the list.
+
+    def quoting(ctx, node):
+        raise RuntimeError(f"cannot handle {node!r}")
+
+    with monkeypatch.context() as m:
+        m.setitem(commands.HANDLERS, nodes.Signon, quoting)
+        h.mail("bob@example.test", "SIGNON ?nosuch BobsSecret9")
+    with h.judge.sessions() as s:
+        assert "BobsSecret9" in s.scalars(select(InboundMessage.reason).where(
+            InboundMessage.sender == "bob@example.test")).one()
+    both = runner.invoke(main, [*args, "quarantine", "--format", "json"]).output
+    assert "cannot handle Signon(" in both and "BobsSecret9" not in both
+    assert "BobsSecret9" not in runner.invoke(main, [*args, "quarantine"]).output
+    runner.invoke(main, [*args, "quarantine", "rerun", str(json.loads(both)[1]["id"])])
+    h.run()
     assert row["subject"] == "help me" and "Traceback" in row["traceback"]
     rerun = runner.invoke(main, [*args, "quarantine", "rerun", str(row["id"]), "9999"])
     assert rerun.exit_code == 1 and f"#{row['id']}: queued to run again" in rerun.output
