@@ -77,6 +77,10 @@ def test_a_whole_pt3_game_by_mail(harness):
     assert "line 3, column 5: 3.255 has more than 2 decimal places. Write it like 3.25" in reply
     assert "column 10: expected a square (A1..C3, or 1..9)" in reply
     assert "has not allowed ADVICE" in reply
+    h.mail(EVE, "SIGNON Opt pw\nBID 1 A1")
+    assert "Rejected: only a player of ?pt (or its GM) sends this" in h.body(h.last_to(EVE))
+    assert "Rejected: only the GM of ?pt changes its settings" in say(h, ANN, "SET BALANCE O 1000")
+    assert "Rejected: line 2, column 1: the GM does not bid" in say(h, GM, "BID 1 A1", game="Mpt")
     reply = say(h, BOB, "BID 3.25 B2\nBID B2 4")
     assert "replacing 3.25 on B2" in reply
     assert "signed on to ?pt as bob. You are X, with 60.00; season 1 closes at" in reply

@@ -246,7 +246,9 @@ def _column(line: str, token: str, default: int) -> int:
 def _rejection(game: Game, live: Live, before: State, e: engine.Rejected, line: str) -> str:
     c = e.command
     square = square_name(c.square) if isinstance(c, engine.Bid) else ""
-    where_token = c.written if isinstance(c, engine.Bid) else ""
+    # The column of what is wrong: the amount, the square, or the command.
+    amount_wrong = e.reason in ("over_balance", "too_many_places", "negative", "not_amount")
+    where_token = c.written if amount_wrong else ""
     if e.reason == "over_balance":
         text = _w("rejected_over_balance", e=e, money=live.money, square=square)
     elif e.reason == "occupied":
