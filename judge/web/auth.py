@@ -73,18 +73,29 @@ def fingerprint(row: Moderator) -> str:
 
 # -- sessions -----------------------------------------------------------------
 
-def log_in(request: Any, row: Moderator) -> None:
+# A login lasts this long, however busy (the cookie itself would last the
+# middleware's two weeks): a cookie copied off a moderator's machine is
+# good for a working day at most.
+SESSION_SECONDS = 12 * 3600
+
+
+def log_in(request: Any, row: Moderator, now: float | None = None) -> None:
     """A fresh session for `row` (a new CSRF token too: no token seen before
     the login is good after it)."""
     request.session.clear()
-    request.session.update({"moderator": row.name, "fp": fingerprint(row), "csrf": secrets.token_urlsafe(32)})
+    request.session.update({"moderator": row.name, "fp": fingerprint(row), "csrf": secrets.token_urlsafe(32),
+                            "since": time.time() if now is None else now})
 
 
-def current_moderator(request: Any, session: Session) -> str | None:
-    """The logged-in moderator's name, if the session's account still has the
-    password it was opened with."""
-    name, fp = request.session.get("moderator"), request.session.get("fp")
-    if not isinstance(name, str) or not isinstance(fp, str):
+def current_moderator(request: Any, session: Session, now: float | None = None) -> str | None:
+    """The logged-in moderator's name, if the session is not older than
+    SESSION_SECONDS and its account still has the password it was opened
+    with."""
+    name, fp, since = request.session.get("moderator"), request.session.get("fp"), request.session.get("since")
+    if not isinstance(name, str) or not isinstance(fp, str) or not isinstance(since, (int, float)):
+        return None
+    if (time.time() if now is None else now) - since > SESSION_SECONDS:
+        request.session.clear()
         return None
     row = session.scalars(select(Moderator).where(Moderator.name == name)).first()
     if row is None or not hmac.compare_digest(fingerprint(row), fp):

@@ -101,3 +101,24 @@ def test_the_limiter_counts_each_address_apart_and_forgets_after_a_success():
     assert limits.wait("10.0.0.1") == 0
     now[0] = 100
     assert limits.wait("10.0.0.3") == 0
+
+
+def test_a_login_lasts_a_working_day(tmp_path):
+    from types import SimpleNamespace
+
+    from judge.web.auth import SESSION_SECONDS, current_moderator, log_in as open_session
+
+    h = make_harness(tmp_path)
+    add_moderator(h)
+    with h.judge.sessions() as s:
+        from sqlalchemy import select
+
+        from judge.store.models import Moderator
+
+        row = s.scalars(select(Moderator)).one()
+        request = SimpleNamespace(session={})
+        open_session(request, row, now=1000.0)
+        assert current_moderator(request, s, now=1000.0 + SESSION_SECONDS) == MOD
+        assert current_moderator(request, s, now=1001.0 + SESSION_SECONDS) is None
+        assert request.session == {}  # the stale session is dropped
+    h.close()
