@@ -91,7 +91,8 @@ class Pt3(Method):
 
     def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
         game.deadline = None  # each season's deadline is the engine's (games.next_tick), not the shell's
-        return f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once started (each season's deadline runs it)"
+        return (f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once started (each season's "
+                "deadline runs it)")
 
     def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
         from judge.methods.pt3.live import roster_changed

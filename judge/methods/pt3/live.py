@@ -485,7 +485,8 @@ def standing_line(game: Game, player: Any) -> str:
         return ""
     bid = live.state.bid_of(side)
     return _w("standing", side=side, season=live.state.season, balance=live.money(live.state.balance(side)),
-              bid=None if bid is None else live.money(bid.amount), square=None if bid is None else square_name(bid.square),
+              bid=None if bid is None else live.money(bid.amount),
+              square=None if bid is None else square_name(bid.square),
               deadline=_when(live.state.deadline))
 
 
