@@ -366,14 +366,24 @@ def play_phase(session: Session, config: Config, now: datetime, game: Game) -> s
     save(game, new, players)
     svg = _picture(new)
     params = _params(game)
+    reveal = None
     if report["over"]:
         set_state(session, game, "resolved", now)
         game.resolved_at = now
         game.deadline = None
+        if game.secret_seed:
+            # Commit and reveal (judge.commitment): the secret goes public
+            # with the last results, so every phase's seed can be checked.
+            from judge.games import committed_seed
+
+            reveal = {"commitment": game.commitment, "secret": game.secret_seed,
+                      "entropy": committed_seed(session, game)[1]}
+            audit.record(session, now, "payola", game_id=game.id, event="reveal", **reveal)
     else:
         game.deadline = now + timedelta(hours=params.hours(pg.phase_type(new)))
     context = dict(report=report, played=played, next_phase=pg.phase(new), state=new, players=players,
-                   deadline=game.deadline, svg_name=_svg_name(game, new))
+                   deadline=game.deadline, svg_name=_svg_name(game, new), reveal=reveal,
+                   winner=_winner(new) if report["over"] else None)
     bbcode = _render("results/payola/forum.bbcode.j2", game=game, **context)
     for power, address in players.items():
         _mail(session, config, now, game, [address], "results/payola/player.txt.j2", svg=svg, kind="result",
@@ -386,6 +396,14 @@ def play_phase(session: Session, config: Config, now: datetime, game: Game) -> s
               bbcode="", observer=True, **context)
     return _w("played", game=game, played=played, next_phase=pg.phase(new), over=report["over"],
               deadline=game.deadline)
+
+
+def _winner(state: pg.State) -> str | None:
+    """The power with the most centres once the engine ends the game."""
+    counts = {p: len(c) for p, c in pg.centres(state).items()}
+    best = max(counts.values(), default=0)
+    leaders = [p for p, n in counts.items() if n == best]
+    return leaders[0] if len(leaders) == 1 else None
 
 
 # --------------------------------------------------------------------------
