@@ -361,3 +361,19 @@ def test_a_bad_input_is_refused_whole():
 def test_the_standard_opening_position_has_22_units_and_they_all_hold_unbribed():
     r = run({}, units=initial_units("standard"))
     assert len(r.orders) == 22 and all(o.endswith(" H") for o in r.orders.values())
+
+
+def test_a_huge_offer_from_an_empty_purse_is_cut_to_nothing():
+    """5.5 (Questions): cut by one until nobody overspends. 9999 and 9998
+    from 0 AgP: 9999 cuts (the 9998 stops at 0), and PAR's only candidate
+    is still France's own BUR, now at 0: France pays nothing. The passes are
+    counted as the rules make them, but made in a few (bribes._safe_cuts;
+    compared with a cut at a time in tests/test_payola_property.py)."""
+    import time
+
+    start = time.perf_counter()
+    r = run({"France": "9999 : A PAR - BUR\n9998 : A MAR - SPA"}, units={"A PAR": "France", "A MAR": "France"},
+            balances={"France": 0})
+    assert r.reductions["France"] == 9999 and r.passes == 10000
+    assert r.orders == {"A PAR": "A PAR - BUR", "A MAR": "A MAR - SPA"} and r.spent["France"] == 0
+    assert time.perf_counter() - start < 5  # a pass at a time: ~10,000 passes

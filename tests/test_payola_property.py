@@ -90,3 +90,28 @@ def test_the_result_does_not_depend_on_the_order_the_sheets_arrived(sheets, bala
     assert (a.orders, a.spent, a.balances, a.reductions, a.draws, a.random_order) == \
            (b.orders, b.spent, b.balances, b.reductions, b.draws, b.random_order)
     assert a.accepted == b.accepted and a.rejected == b.rejected
+
+
+big_lines = st.tuples(st.sampled_from(UNITS), st.integers(0, 9999), st.integers(0, 3), st.booleans()).map(
+    lambda t: f"{t[1]}{'#' + str(t[1] // (t[2] + 1)) if t[3] else ''} : {POSSIBLE[t[0]][t[2] % len(POSSIBLE[t[0]])]}")
+
+
+@settings(max_examples=30, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.dictionaries(st.sampled_from(POWERS), st.lists(st.one_of(lines(), big_lines), max_size=8).map("\n".join),
+                       max_size=7), balances_st, accept_st)
+def test_many_cuts_at_once_give_what_one_cut_at_a_time_gives(sheets, balances, acceptance):
+    """bribes._safe_cuts makes several cuts at once where a pass after each
+    would change nothing (the rules' "cut by one, resolve again"): the same
+    orders, debits, cuts and draws as resolving after every single cut,
+    also with offers of thousands from small purses."""
+    from judge.methods.payola.bribes import _check, resolve_checked
+
+    position = board("standard", START)
+    checks = {p: _check(position, p, sheets.get(p, "")) for p in POWERS}
+    fast = resolve_checked(position=position, checks=checks, balances=balances, acceptance=acceptance,
+                           stream=DrawStream(b"k"))
+    checks = {p: _check(position, p, sheets.get(p, "")) for p in POWERS}
+    slow = resolve_checked(position=position, checks=checks, balances=balances, acceptance=acceptance,
+                           stream=DrawStream(b"k"), stepwise=True)
+    assert (fast.orders, fast.spent, fast.reductions, fast.passes, fast.draws, fast.accepted) == \
+           (slow.orders, slow.spent, slow.reductions, slow.passes, slow.draws, slow.accepted)
