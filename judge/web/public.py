@@ -83,11 +83,18 @@ def _live_context(request: Request, name: str) -> dict[str, Any]:
     if page["results"] is not None and page.get("results_folder"):
         # The method's own results text (templates/results/NAME/offline.txt.j2,
         # what `judge resolve` prints), on the record with names for addresses.
-        try:
-            results_text = render(f"{page['results_folder']}/offline.txt.j2", result=page["results"],
-                                  docs_url=request.app.state.config.docs_url)
-        except Exception:  # noqa: BLE001 - a method's text that cannot render: the record below still shows
-            results_text = None
+        # A stored resolution never changes: its text is made once (per the
+        # players' names, which EJECT or REPLACE may change).
+        key = (id(request.app), page["name"], page["resolution_id"],
+               tuple((p["name"], p["power"]) for p in page["players"]))
+        results_text = _TEXTS.get(key)
+        if results_text is None:
+            try:
+                results_text = render(f"{page['results_folder']}/offline.txt.j2", result=page["results"],
+                                      docs_url=request.app.state.config.docs_url)
+            except Exception:  # noqa: BLE001 - a text that cannot render: the record itself shows
+                results_text = ""
+            _TEXTS.put(key, results_text)
     page["results_text"] = results_text
     page["board"] = board
     return page
@@ -108,28 +115,30 @@ def _board(request: Request, g) -> dict | None:
     return {"text": shown.get("text"), "version": version, "png": bool(shown.get("png"))}
 
 
-class _Pictures:
-    """A few board pictures, by (game, version): the page asks for the one
-    its live part names."""
+class _Cache:
+    """A few made things by key, the oldest dropped: board pictures by
+    (game, version), the page asks for the one its live part names; results
+    texts by resolution."""
 
     def __init__(self, size: int = 64) -> None:
         self._items: OrderedDict = OrderedDict()
         self._size = size
         self._lock = threading.Lock()
 
-    def put(self, key, png: bytes) -> None:
+    def put(self, key, value) -> None:
         with self._lock:
-            self._items[key] = png
+            self._items[key] = value
             self._items.move_to_end(key)
             while len(self._items) > self._size:
                 self._items.popitem(last=False)
 
-    def get(self, key) -> bytes | None:
+    def get(self, key):
         with self._lock:
             return self._items.get(key)
 
 
-_PICTURES = _Pictures()
+_PICTURES = _Cache()
+_TEXTS = _Cache()
 
 
 def game(request: Request) -> HTMLResponse:

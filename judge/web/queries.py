@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from datetime import datetime
+from functools import lru_cache
 from typing import Any
 
 from sqlalchemy import func, select
@@ -82,19 +83,23 @@ def rename(value: Any, names: dict[str, str]) -> Any:
     inside a text) replaced by the player's public name."""
     if not names:
         return value
-    pattern = _pattern(names)
+    return _rename(value, names, _pattern(tuple(sorted(names))))
+
+
+def _rename(value: Any, names: dict[str, str], pattern: re.Pattern) -> Any:
     if isinstance(value, dict):
-        return {rename(k, names): rename(v, names) for k, v in value.items()}
+        return {_rename(k, names, pattern): _rename(v, names, pattern) for k, v in value.items()}
     if isinstance(value, list):
-        return [rename(v, names) for v in value]
+        return [_rename(v, names, pattern) for v in value]
     if isinstance(value, str) and "@" in value:
         return pattern.sub(lambda m: names.get(m.group(0), names.get(m.group(0).casefold(), m.group(0))), value)
     return value
 
 
-def _pattern(names: dict[str, str]) -> re.Pattern:
+@lru_cache(maxsize=256)
+def _pattern(addresses: tuple[str, ...]) -> re.Pattern:
     # Longest first: "ab@x.org" must not be cut short by "b@x.org".
-    return re.compile("|".join(re.escape(a) for a in sorted(names, key=len, reverse=True)), re.IGNORECASE)
+    return re.compile("|".join(re.escape(a) for a in sorted(addresses, key=len, reverse=True)), re.IGNORECASE)
 
 
 def game_page(session: Session, game: Game) -> dict[str, Any]:
@@ -117,6 +122,7 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
     }
     resolution = latest_resolution(session, game) if game.state == "resolved" else None
     if resolution is not None and not blind:
+        page["resolution_id"] = resolution.id
         page["results"] = rename(resolution.result, names)
         page["results_folder"] = method.RESULTS if method else None
         reveal = resolution.reveal or {}
