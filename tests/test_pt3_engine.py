@@ -97,6 +97,14 @@ def test_the_gm_may_allow_more_decimal_places():
     assert s.bid_of("X") is not None
 
 
+def test_money_is_exact_at_the_largest_balance_and_a_huge_bid_is_refused_not_a_crash():
+    top = "999999999999.999999"
+    s = season(game(top, top, places=6), "BID 0.000001 B2", "BID 0 A1")
+    assert s.balances[0] == Decimal("999999999999.999998")
+    e = rejected(s, "O", "BID " + "9" * 40 + " A1", "over_balance", hours=2)
+    assert E.money(e.amount, 6) == "9" * 40 and E.money(Decimal("3.5"), 2) == "3.50"
+
+
 def test_a_bid_of_the_whole_balance_is_taken_and_leaves_nothing():
     s = season(game("4.5", "10"), "BID 4.50 B2", "BID 4.49 A1")
     assert s.balances == (Decimal("0.00"), Decimal("10"))
@@ -186,7 +194,8 @@ def test_params_are_checked_and_round_trip():
     assert E.params_from(p.as_dict(), 2) == p
     for bad, says in [({"balance_x": "1.001"}, "more than 2 decimal places"), ({"balance_o": "-1"}, "negative"),
                       ({"places": 9}, "places must be"), ({"season_hours": 0}, "1..1440 hours"),
-                      ({"balance_x": "ten"}, "not an amount"), ({"colour": 1}, "unknown settings")]:
+                      ({"balance_x": "ten"}, "not an amount"), ({"colour": 1}, "unknown settings"),
+                      ({"balance_o": "1000000000000"}, "less than 1000000000000")]:
         with pytest.raises(E.ParamError, match=says):
             E.params_from(bad, 2)
     assert E.check_params(2, E.params_from({"balance_x": "0"}, 2)) == ["X's balance is 0: X can only bid 0"]

@@ -35,6 +35,10 @@ LINES = ((0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4
 ROWS = "ABC"
 MAX_PLACES = 6
 MAX_SEASON_HOURS = 24 * 60
+# Balances stay below 10^12 with at most 6 places: 18 digits, so every
+# debit is exact in Decimal's default 28-digit context (bids never exceed
+# the balance).
+MAX_BALANCE = Decimal(10) ** 12
 
 
 class ParamError(ValueError):
@@ -74,8 +78,12 @@ def places_of(value: Decimal) -> int:
 
 
 def money(value: Decimal, places: int) -> str:
-    """An amount with the game's places: 3.5 -> "3.50"."""
-    return str(value.quantize(Decimal(1).scaleb(-places)))
+    """An amount with the game's places: 3.5 -> "3.50" (an amount too long
+    for that, like a refused bid of 40 digits, as written)."""
+    try:
+        return str(value.quantize(Decimal(1).scaleb(-places)))
+    except InvalidOperation:
+        return str(value)
 
 
 # --------------------------------------------------------------------------
@@ -125,6 +133,8 @@ def params_from(raw: Mapping[str, Any] | None, U: int) -> Params:
             raise ParamError(f"{side}'s balance cannot be negative ({value})")
         if places_of(value) > places:
             raise ParamError(f"{side}'s balance {value} has more than {places} decimal places")
+        if value >= MAX_BALANCE:
+            raise ParamError(f"{side}'s balance must be less than 1000000000000")
     return p
 
 
