@@ -6,7 +6,6 @@ The web side only reads the store, through its own engine and connections
 
 from __future__ import annotations
 
-import logging
 import os
 import secrets
 from pathlib import Path
@@ -21,8 +20,6 @@ from starlette.staticfiles import StaticFiles
 from judge.config import Config
 from judge.resources import data_dir
 from judge.store.db import make_engine, session_factory
-
-log = logging.getLogger(__name__)
 
 SECRET_FILE = "web_session_secret"
 
@@ -64,32 +61,16 @@ def templates_environment(config: Config) -> Environment:
     return env
 
 
-def _optional_routes() -> list:
-    """The console and /metrics (web-console's modules), when present."""
-    routes: list = []
-    try:
-        from judge.web import console
-    except ImportError:
-        log.debug("judge.web.console not present: no console")
-    else:
-        routes.append(Mount("/console", routes=console.routes()))
-    try:
-        from judge.web import metrics
-    except ImportError:
-        log.debug("judge.web.metrics not present: no /metrics")
-    else:
-        routes.append(Route("/metrics", metrics.endpoint))
-    return routes
-
-
 def create_app(config: Config, *, store_url: str | None = None) -> Starlette:
     """The whole site over the store at `store_url` (default: the config's).
     request.app.state has: config, engine, sessions (a sessionmaker),
     templates (the jinja2 environment)."""
-    from judge.web import public
+    from judge.web import console, metrics, public
 
     engine = make_engine(store_url or config.database_url)
-    routes = [*public.routes(), *_optional_routes(),
+    routes = [*public.routes(),
+              Mount("/console", routes=console.routes()),
+              Route("/metrics", metrics.endpoint),
               Mount("/static", app=StaticFiles(directory=str(data_dir("templates") / "web" / "static")),
                     name="static")]
     app = Starlette(
