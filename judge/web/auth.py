@@ -53,11 +53,12 @@ def set_moderator(session: Session, name: str, password: str, now: datetime,
     return False
 
 
-def check_login(session: Session, name: str, password: str) -> Moderator | None:
-    """The account if `password` is its password, else None."""
+def check_login(session: Session, name: str, password: str,
+                cost: int = passwords.DEFAULT_COST) -> Moderator | None:
+    """The account if `password` is its password, else None. `cost`: the
+    judge's password_cost, which the accounts are hashed with."""
     row = session.scalars(select(Moderator).where(Moderator.name == name.strip()[:NAME_MAX])).first()
     if row is None:
-        cost = passwords.DEFAULT_COST
         if cost not in _DUMMY:
             _DUMMY[cost] = passwords.hash_password(secrets.token_urlsafe(16), cost)
         passwords.check_password(password, _DUMMY[cost])

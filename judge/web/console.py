@@ -155,7 +155,7 @@ async def login(request: Request) -> Response:
 
     def check():
         with request.app.state.sessions() as s:
-            row = auth.check_login(s, name, password)
+            row = auth.check_login(s, name, password, request.app.state.config.password_cost)
             if row is not None:
                 auth.log_in(request, row)
             return row is not None
