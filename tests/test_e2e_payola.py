@@ -111,6 +111,9 @@ def test_a_payola_year_by_mail(harness: Harness):
     told = h.last_to(addr(me["Turkey"]))
     assert "10 AgP from Russia" in str(told["Subject"]) and "balance is now 58 AgP" in h.body(told)
     assert "only the GM" not in say(h, me["Italy"], "LEDGER")
+    listed = say(h, me["Italy"], "LIST ?pay")
+    assert f"Russia   {me['Russia']:<24} 4 centres; units: A WAR, A MOS, F SEV, F STP/SC" in listed
+    assert "@" not in listed.split("The board:")[1]  # names, not addresses
 
     later(h, 48)
     state, _, deadline, _ = stored(h)

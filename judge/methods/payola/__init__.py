@@ -90,6 +90,11 @@ class Payola(Method):
 
         return roster_changed(ctx, game, old, new)
 
+    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+        from judge.methods.payola.live import list_view
+
+        return list_view(game)
+
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "TAKEOVER":
             return f"?{game.name}: ask its GM ({game.gm_address}) to replace a player of a Payola game"

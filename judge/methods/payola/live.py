@@ -485,6 +485,19 @@ def not_in_yet(session: Session, game: Game) -> list[tuple[Any, dict]]:
     return late
 
 
+def list_view(game: Game) -> dict | None:
+    """LIST of a running game: the phase, its deadline and the position
+    (each power's player, centres and units; balances stay private)."""
+    if game.method_state is None:
+        return None
+    state, players = load(game)
+    # Players by their name in the game: addresses are for the GM's eyes (as LIST shows them)
+    names = {p.address.casefold(): p.name for p in game.players}
+    shown = {power: names.get(address.casefold(), address) for power, address in players.items()}
+    return {"board": _render("payola/position.txt.j2", phase=pg.phase(state), centres=pg.centres(state),
+                             units=pg.units(state), players=shown, over=pg.is_over(state)).rstrip()}
+
+
 def standing_line(game: Game, player: Any) -> str:
     if game.method_state is None:
         return ""
