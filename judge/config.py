@@ -84,6 +84,10 @@ class Config:
     variants: Mapping[str, list[Any]] = field(default_factory=dict)
     # CREATE ?game password with no method makes a game of this method (nJudge: preference).
     default_method: str = "preference"
+    # [methods.NAME] tables: a method's settings for every new game of it,
+    # over the method's own defaults (a season's LUI prize table, say); the
+    # master's SET still changes them game by game.
+    method_defaults: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
     # Where mails point players for the docs: a public URL of the docs/ folder.
     docs_url: str = DEFAULT_DOCS_URL
     # Reminders to players who have not submitted, this many hours before a
@@ -115,6 +119,7 @@ _KNOWN = {
     "blinding": {"trusted_judges"},
     "web": {"host", "port"},
     "variants": None,
+    "methods": None,
 }
 
 
@@ -126,6 +131,17 @@ def check_methods(config: Config) -> None:
         get_method(config.default_method)
     except UnknownMethod as err:
         raise ConfigError(f"[judge] default_method: {err}") from err
+    for name, table in config.method_defaults.items():
+        try:
+            method = get_method(name)
+        except UnknownMethod as err:
+            raise ConfigError(f"[methods.{name}]: {err}") from err
+        # Checked on the standard board's 7 powers: the method's own check
+        # runs again on each game's powers when it is created.
+        try:
+            method.params_from({**method.default_params(7).as_dict(), **table}, 7)
+        except ValueError as err:
+            raise ConfigError(f"[methods.{name}]: {err}") from err
 
 
 def _get(table: Mapping[str, Any], section: str, key: str, kind: type | tuple, default: Any) -> Any:
@@ -290,6 +306,10 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     reminder_hours = _get(j, "judge", "reminder_hours", list, [24, 1])
     if not all(isinstance(h, (int, float)) and not isinstance(h, bool) and h > 0 for h in reminder_hours):
         raise ConfigError(f"[judge] reminder_hours: a list of positive numbers of hours, not {reminder_hours!r}")
+    method_defaults = raw.get("methods", {})
+    for mname, mtable in method_defaults.items():
+        if not isinstance(mtable, dict):
+            raise ConfigError(f"[methods.{mname}] must be a table of the method's settings")
     web = raw.get("web", {})
     web_port = _get(web, "web", "port", int, 8080)
     if not 0 < web_port < 65536:
@@ -325,6 +345,7 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         trusted_judges=tuple(t.strip().lower() for t in trusted),
         variants={k: v["powers"] for k, v in variants.items()},
         default_method=default_method,
+        method_defaults={k: dict(v) for k, v in method_defaults.items()},
         docs_url=docs_url,
         reminder_hours=tuple(sorted((float(h) for h in reminder_hours), reverse=True)),
         web_host=_get(web, "web", "host", str, "127.0.0.1"),

@@ -105,6 +105,12 @@ def raw_params(game: Game) -> dict[str, Any]:
     return {k: v for k, v in game.params.items() if k not in JUDGE_PARAMS}
 
 
+def new_params(config: Any, method: Any, U: int) -> dict[str, Any]:
+    """A new game's settings for `method` on U powers: the method's
+    defaults, then the operator's [methods.NAME] table (judge.config)."""
+    return {**method.default_params(U).as_dict(), **config.method_defaults.get(method.NAME, {})}
+
+
 def judge_params(game: Game) -> dict[str, Any]:
     """The judge's own settings among game.params: kept when SET VARIANT or
     SET METHOD resets the method's."""

@@ -21,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from judge.config import _KNOWN, load_config
+from judge.config import _KNOWN, check_methods, load_config
 from judge.variants import variant_powers
 
 REPO = Path(__file__).resolve().parent.parent
@@ -179,6 +179,8 @@ def test_example_config_loads(tmp_path):
     pentagon = variant_powers("pentagon", config.variants)
     assert len(pentagon) == 5
     assert [p.letter for p in pentagon] == ["A", "S", "Y", "C", "T"]
+    check_methods(config)  # the [methods.lui] example is a usable LUI setting
+    assert config.method_defaults["lui"]["prizes"]["Z"] == [3, 1]
 
 
 # Sections that switch a feature on are shown commented out in the example.

@@ -14,7 +14,7 @@ import re
 from judge import audit, passwords, rng
 from judge.commitment import commitment
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import describe_params, find_game
+from judge.games import describe_params, find_game, new_params
 from judge.methods import METHODS, UnknownMethod, get_method
 from judge.store.models import Game
 from judge.syntax import nodes
@@ -35,10 +35,10 @@ def create(ctx: Context, node: nodes.Create) -> str:
         powers = variant_powers(variant, ctx.config.variants)
     except (UnknownMethod, PowerListError) as err:
         raise CommandRejected(str(err)) from err
-    params = method.default_params(len(powers))
+    params = new_params(ctx.config, method, len(powers))
     secret = rng.new_seed()  # revealed with the results; only its hash is known before
     game = Game(name=node.game, method=method.NAME, variant=variant,
-                powers=powers.as_json(), params=params.as_dict(), state="forming",
+                powers=powers.as_json(), params=params, state="forming",
                 secret_seed=secret.hex(), commitment=commitment(secret),
                 gm_address=ctx.sender, gm_password=passwords.hash_password(node.password, ctx.config.password_cost),
                 created_at=ctx.now)

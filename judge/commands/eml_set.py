@@ -5,7 +5,7 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
-from judge.games import (active_players, describe_params, is_auction, judge_params, notify, observers, param_warnings,
+from judge.games import (active_players, describe_params, is_auction, judge_params, new_params, notify, observers, param_warnings,
                          raw_params, set_state)
 from judge.methods import UnknownMethod, get_method, method_of
 from judge.syntax import nodes
@@ -100,7 +100,7 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
         raise CommandRejected(f"{len(active_players(game))} players have joined; {node.name} has only {len(powers)} powers")
     game.variant = node.name
     game.powers = powers.as_json()
-    params = get_method(game.method).default_params(len(powers)).as_dict()
+    params = new_params(ctx.config, get_method(game.method), len(powers))
     if "third_party" in params and game.params.get("third_party"):
         # The blinding protocol's third party does not depend on the powers.
         params["third_party"] = game.params["third_party"]
@@ -118,5 +118,5 @@ def set_method(ctx: Context, node: nodes.SetMethod) -> str:
         raise CommandRejected(str(err)) from err
     if method.NAME != game.method:
         game.method = method.NAME
-        game.params = {**method.default_params(len(game.powers)).as_dict(), **judge_params(game)}
+        game.params = {**new_params(ctx.config, method, len(game.powers)), **judge_params(game)}
     return f"method of ?{game.name} is {method.NAME}: {describe_params(game)}"
