@@ -12,7 +12,7 @@ OrderError with the reason a player reads.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, lru_cache
 from typing import Any, Mapping
 
 from judge.methods.payola.sheet import RawOrder, UnitRef
@@ -206,7 +206,17 @@ def _locs(variant: str) -> frozenset[str]:
 
 def board(variant: str, units: Mapping[str, str]) -> Board:
     """The position: units (unit -> owner, title case or upper) on the
-    variant's map. BoardError if the variant, a unit or an owner is wrong."""
+    variant's map. BoardError if the variant, a unit or an owner is wrong.
+    The last few positions are kept: every sheet of a phase, checked as it
+    comes, is checked against the same one."""
+    try:
+        return _board(variant, tuple(sorted(units.items(), key=repr)))
+    except TypeError as err:  # an unhashable owner
+        raise BoardError(f"units: unit -> owner's name, not {units!r}") from err
+
+
+@lru_cache(maxsize=16)
+def _board(variant: str, units: tuple[tuple[str, str], ...]) -> Board:
     from diplomacy import Game
 
     m = _map(variant)
@@ -214,7 +224,7 @@ def board(variant: str, units: Mapping[str, str]) -> Board:
     by_power: dict[str, list[str]] = {}
     at: dict[str, str] = {}
     canonical: dict[str, str] = {}
-    for unit, owner in units.items():
+    for unit, owner in units:
         text = " ".join(str(unit).upper().split())
         if not m.is_valid_unit(text):
             raise BoardError(f"unit {unit!r} cannot stand on the {variant} map")

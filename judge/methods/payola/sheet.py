@@ -10,7 +10,7 @@ orders' business.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cache
+from functools import cache, lru_cache
 
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
@@ -143,6 +143,14 @@ def _parser() -> Lark:
     return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToLines())
 
 
+@lru_cache(maxsize=8192)
+def _parse(line: str) -> tuple:
+    """A line's parse, kept: the game by mail checks each sheet when it
+    comes and resolves the same lines at the deadline (the result is
+    immutable; a line that fails is not kept)."""
+    return _parser().parse(line)
+
+
 def _describe(expected: set[str]) -> str:
     names = sorted({_EXPECTED.get(t, t) for t in expected if t in _EXPECTED})
     if not names:
@@ -174,7 +182,7 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
     if not line.split("%", 1)[0].strip():
         return None
     try:
-        kind, *rest = _parser().parse(line)
+        kind, *rest = _parse(line)
     except UnexpectedInput as err:
         raise _syntax_error(err, line, line_no) from err
     except LarkError as err:
