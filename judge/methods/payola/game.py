@@ -28,6 +28,9 @@ from judge.methods.payola import ledger as ledgers
 from judge.methods.payola.ledger import Ledger
 
 
+KEEP_REPORTS = 8  # phases of reports kept in the state: two years at most
+
+
 class OrderError(ValueError):
     """An order a power may not give now (the reason is the reply)."""
 
@@ -64,7 +67,18 @@ class State:
     reports: tuple[dict[str, Any], ...] = ()  # one per phase played, oldest first
 
     def engine(self) -> Any:
+        """A fresh diplomacy game of this state (adjudicate changes it)."""
         return _diplomacy_game(self.saved)
+
+    def view(self) -> Any:
+        """The same, loaded once per State, for reading only (units, phase,
+        orders allowed): a sheet of 20 lines reads the position 20 times,
+        and loading a game of many years takes tens of milliseconds."""
+        cached = self.__dict__.get("_view")
+        if cached is None:
+            cached = _diplomacy_game(self.saved)
+            object.__setattr__(self, "_view", cached)
+        return cached
 
 
 def new_game(variant: str, start_balance: int | None = None) -> State:
@@ -84,12 +98,12 @@ def victory(g: Any) -> int:
 
 
 def powers(state: State) -> list[str]:
-    return [title(p) for p in sorted(state.engine().powers)]
+    return [title(p) for p in sorted(state.view().powers)]
 
 
 def letters(state: State) -> dict[str, str]:
     """power -> the letter of an acceptance list (the map's abbreviation, else its initial)."""
-    g = state.engine()
+    g = state.view()
     return {title(p): (g.map.abbrev.get(p) or p[0]).upper() for p in sorted(g.powers)}
 
 
@@ -100,7 +114,7 @@ def default_accept(state: State, power: str) -> str:
 
 
 def phase(state: State) -> str:
-    return state.engine().get_current_phase()
+    return state.view().get_current_phase()
 
 
 def phase_type(state: State) -> str:
@@ -110,27 +124,27 @@ def phase_type(state: State) -> str:
 
 
 def is_over(state: State) -> bool:
-    g = state.engine()
+    g = state.view()
     return bool(g.is_game_done)
 
 
 def units(state: State) -> dict[str, str]:
     """unit -> owner ("A PAR" -> "France"), dislodged units without their '*'."""
     out = {}
-    for p, us in sorted(state.engine().get_units().items()):
+    for p, us in sorted(state.view().get_units().items()):
         for u in us:
             out[u.lstrip("*")] = title(p)
     return out
 
 
 def centres(state: State) -> dict[str, list[str]]:
-    return {title(p): sorted(c) for p, c in sorted(state.engine().get_centers().items())}
+    return {title(p): sorted(c) for p, c in sorted(state.view().get_centers().items())}
 
 
 def orderable(state: State, power: str) -> dict[str, list[str]]:
     """A retreat or adjustment phase: location -> the orders the engine
     allows there for `power` (empty in a movement phase)."""
-    g = state.engine()
+    g = state.view()
     if g.phase_type not in ("R", "A"):
         return {}
     possible = g.get_all_possible_orders()
@@ -139,7 +153,7 @@ def orderable(state: State, power: str) -> dict[str, list[str]]:
 
 def needs_orders(state: State, power: str) -> int:
     """How many orders `power` may give this retreat/adjustment phase."""
-    g = state.engine()
+    g = state.view()
     if g.phase_type == "R":
         return len(orderable(state, power))
     if g.phase_type == "A":
@@ -152,7 +166,7 @@ def check_order(state: State, power: str, text: str) -> str:
     """A retreat or adjustment order of `power` as the engine writes it, or
     OrderError with the reason. Accepted forms: the engine's ("A MUN R BOH",
     "A MUN D", "A PAR B", "WAIVE") and "A MUN - BOH" for a retreat."""
-    g = state.engine()
+    g = state.view()
     words = " ".join(text.upper().split())
     if g.phase_type not in ("R", "A"):
         raise OrderError("this is a movement phase: units obey bribes; send an offer sheet")
@@ -245,7 +259,9 @@ def adjudicate(state: State, chosen: Mapping[str, str] | None = None, *,
     report["centres"] = centres(new)
     report["balances"] = new.ledger.as_dict()
     report["over"] = bool(g.is_game_done)
-    return replace(new, reports=state.reports + (report,)), report
+    # The last year's reports stay in the state (the results mails and tests
+    # read them); every phase's record is in the audit trail for good.
+    return replace(new, reports=(state.reports + (report,))[-KEEP_REPORTS:]), report
 
 
 def to_json(state: State) -> dict[str, Any]:
