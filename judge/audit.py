@@ -52,7 +52,8 @@ def game_events(session: Session, game: Game) -> list[dict[str, Any]]:
     rows = session.scalars(
         select(Event)
         .where(or_(Event.game_id == game.id,
-                   (Event.kind == "inbound") & Event.inbound_id.in_(inbound_ids)))
+                   # A mail's own events (its storing, a moderator's re-run of it) carry no game.
+                   Event.kind.in_(("inbound", "rerun")) & Event.inbound_id.in_(inbound_ids)))
         .order_by(Event.at, Event.id)
     ).all()
     return [

@@ -83,7 +83,11 @@ def rerun_mail(session: Session, mail_id: int, now: datetime, by: str | None = N
         return f"#{mail_id}: no such mail"
     if row.status != "quarantined":
         return f"#{mail_id}: not quarantined (it is {row.status})"
-    audit.record(session, now, "rerun", inbound_id=row.id, error_was=last_line(row.reason), by=by)
+    from judge.masking import mask_known, secrets_of_mail
+
+    # The error may quote the mail's command: the event keeps it masked.
+    audit.record(session, now, "rerun", inbound_id=row.id, by=by,
+                 error_was=mask_known(last_line(row.reason), secrets_of_mail(row.raw)))
     row.status, row.reason, row.processed_at = "new", None, None
     return None
 

@@ -14,7 +14,7 @@ from sqlalchemy import select
 from judge import commands
 from judge.cli import main
 from judge.passwords import check_password
-from judge.store.models import InboundMessage, Moderator
+from judge.store.models import Event, InboundMessage, Moderator
 from judge.syntax import nodes
 from tests.harness import Harness
 
@@ -77,6 +77,10 @@ def test_a_quarantined_mail_is_listed_and_run_again(tmp_path, monkeypatch):
     assert "BobsSecret9" not in runner.invoke(main, [*args, "quarantine"]).output
     runner.invoke(main, [*args, "quarantine", "rerun", str(json.loads(both)[1]["id"])])
     h.run()
+    with h.judge.sessions() as s:
+        rerun = s.scalars(select(Event).where(Event.kind == "rerun")).all()
+    assert len(rerun) == 1 and rerun[0].data["by"] == "judge quarantine rerun"
+    assert "cannot handle Signon(" in rerun[0].data["error_was"] and "BobsSecret9" not in rerun[0].data["error_was"]
     assert row["subject"] == "help me" and "Traceback" in row["traceback"]
     rerun = runner.invoke(main, [*args, "quarantine", "rerun", str(row["id"]), "9999"])
     assert rerun.exit_code == 1 and f"#{row['id']}: queued to run again" in rerun.output
@@ -89,6 +93,28 @@ def test_a_quarantined_mail_is_listed_and_run_again(tmp_path, monkeypatch):
     assert "HELP" in h.body(h.last_to("ann@example.test")).upper()
     assert runner.invoke(main, [*args, "quarantine"]).output.strip() == "no mail is quarantined"
     h.close()
+
+
+def test_a_rerun_shows_in_the_games_log(tmp_path, monkeypatch):
+    def quoting(ctx, node):
+        raise RuntimeError(f"cannot handle {node!r}")
+
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    h.mail("gm@example.test", "CREATE ?vienna gmpw")
+    with monkeypatch.context() as m:
+        m.setitem(commands.HANDLERS, nodes.Signon, quoting)
+        h.mail("ann@example.test", "SIGNON ?vienna AnnSecret1")
+    args, runner = _config(tmp_path), CliRunner()
+    [row] = json.loads(runner.invoke(main, [*args, "quarantine", "--format", "json"]).output)
+    runner.invoke(main, [*args, "quarantine", "rerun", str(row["id"])])
+    h.run()
+    h.close()
+    log = runner.invoke(main, [*args, "log", "vienna"]).output.splitlines()
+    # (The re-run is stamped with the real time, the mail's run with the harness's clock: no order asserted.)
+    [rerun] = [line for line in log if "rerun:" in line]
+    assert "by judge quarantine rerun" in rerun and "cannot handle Signon(password='**********'" in rerun
+    assert any(f"line 1 of mail #{row['id']} done" in line and "joined ?vienna" in line for line in log)
+    assert "AnnSecret1" not in "\n".join(log)
 
 
 def test_log_filters_by_player_and_kind(tmp_path):
