@@ -95,6 +95,12 @@ def test_a_failed_mail_is_retried_from_the_outbox_page(console):
         assert (row.status, row.attempts) == ("queued", 0)
     again = c.post(f"/console/outbox/{sent}/retry", data={"csrf": csrf_of(after)})
     assert again.status_code == 303 and "sent already" in c.get("/console/outbox").text
+    # A mail the server may have (the judge stopped after handing it over) is
+    # listed with a warning, and retried only when asked.
+    with h.judge.sessions.begin() as s:
+        s.execute(update(OutboxMessage).where(OutboxMessage.id == sent).values(status="unconfirmed"))
+    listed = c.get("/console/outbox").text
+    assert f'id="outbox-{sent}" class="unconfirmed"' in listed and "The server may have it already" in listed
 
 
 def test_a_quarantined_mail_is_run_again_from_its_page(console, monkeypatch):
