@@ -173,7 +173,9 @@ def test_a_payola_year_by_mail(harness: Harness):
     results(h, addr(me["Germany"]), "F1901R")
 
     # Adjustments: France builds one of its two, Germany sends nothing.
-    assert "A PAR B: order 1" in say(h, me["France"], "BUILD A PAR\nWAIVE")
+    reply = say(h, me["France"], "BUILD A PAR\nA PAR B\nWAIVE\nF BRE B")
+    assert "A PAR B: order 1" in reply and "PAR has an order in this mail already (A PAR B not taken)" in reply
+    assert "WAIVE: order 2" in reply and "you have 2 orders to give in W1901A, and this mail gave them already" in reply
     later(h, 24)
     state, _, _, game_state = stored(h)
     assert G.phase(state) == "S1902M" and game_state == "bidding"

@@ -248,8 +248,11 @@ def _order(ctx: Any, game: Game, state: pg.State, power: str, command: cmd.Order
     except pg.OrderError as err:
         return "rejected", str(err)
     lines = _pending(ctx, game, "orders", power)
-    if order in lines:
+    where = order.split()[1][:3] if order != "WAIVE" else None  # one order a province
+    if order in lines or (where and any(x != "WAIVE" and x.split()[1][:3] == where for x in lines)):
         return "rejected", _w("order_twice", order=order)
+    if len(lines) >= pg.needs_orders(state, power):
+        return "rejected", _w("orders_enough", needed=pg.needs_orders(state, power), phase=pg.phase(state))
     lines.append(order)
     return "done", _w("order_taken", order=order, count=len(lines), phase=pg.phase(state), deadline=game.deadline)
 
