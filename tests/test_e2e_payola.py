@@ -56,6 +56,13 @@ def results(h: Harness, who: str, phase: str) -> str:
     return h.body(mails[0])
 
 
+def token_of(h: Harness) -> str:
+    """The one-time token REPLACE mailed the new player of Italy."""
+    mail = [m for m in h.sent_to("newitaly@example.test") if "SIGNON ?pay " in h.body(m)][0]
+    return next(w for line in h.body(mail).splitlines() if line.startswith("SIGNON ?pay ")
+                for w in line.split()[2:3])
+
+
 def engine_results(reports: list[dict]) -> list[dict]:
     """The diplomacy engine alone, given each phase's adjudicated orders."""
     from diplomacy import Game
@@ -150,7 +157,10 @@ def test_a_payola_year_by_mail(harness: Harness):
     assert len(reminded) == 1 and "F1901M waits for your offer sheet" in str(reminded[0]["Subject"])
     assert "no offer sheet from you yet" in h.body(reminded[0])
     assert not [m for m in h.sent_to(addr(me["France"])) if "reminder" in str(m["Subject"])]
-    later(h, 1)
+    h.clock.advance(seconds=3600)  # the deadline: a sheet stored now is read before the phase is played
+    h.mail("newitaly@example.test", "SIGNON ?pay " + token_of(h) + "\n9 : A TYR H")
+    reply = next(h.body(m) for m in h.sent_to("newitaly@example.test") if "> 9 : A TYR H" in h.body(m))
+    assert "Rejected: the deadline of F1901M (" in reply and "has passed" in reply
     state, _, deadline, _ = stored(h)
     assert G.phase(state) == "F1901R" and deadline == h.clock.now() + timedelta(hours=24)
     fall = state.reports[-1]

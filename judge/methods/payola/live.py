@@ -183,6 +183,10 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
     if power is None:
         return "rejected", _w("not_a_player", game=game)
     ctx.reveal_to = ctx.player.address  # balances and sheets are the player's own (rules 2)
+    stored = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
+    if cmd.is_unit_line(text) and game.deadline is not None and stored >= game.deadline:
+        # Stored after the deadline, read before the scheduler played the phase.
+        return "rejected", _w("too_late", phase=pg.phase(state), deadline=game.deadline)
     if cmd.is_unit_line(text) and pg.phase_type(state) == "M":
         return _sheet_line(ctx, game, state, power, number, text)
     if cmd.is_unit_line(text) and text[0] in "0123456789!":
