@@ -85,6 +85,7 @@ def test_a_payola_year_by_mail(harness: Harness):
     players = [f"p{k}" for k in range(1, 8)]
     for p in players:
         h.send(addr(p), "SIGNON ?pay pw")
+    h.send("watcher@example.test", "SIGNON Opay pw")
     h.run()
     sets = "\n".join(f"SET POWER {addr(p)} {power}" for p, power in GIVEN.items())
     h.mail(GM, f"SIGNON Mpay gmpw\n{sets}\nSET MOVEMENT HOURS 48\nSTART")
@@ -141,6 +142,10 @@ def test_a_payola_year_by_mail(harness: Harness):
     assert "Previous balance:                52 AgP" in russia  # after the transfer
     gm = results(h, GM, "S1901M")
     assert "The offer chart (GM only):" in gm and "A MUN" in gm and "[table]" in gm
+    assert ("A MUN (Germany) obeys A MUN H\n     3  A MUN - BUR              Germany 3\n"
+            "     5  A MUN H                  France 5\n") in gm
+    watcher = results(h, "watcher@example.test", "S1901M")  # observers: the orders and position only
+    assert "A PAR - BUR" in watcher and "chart" not in watcher and "AgP" not in watcher
 
     # The GM replaces Italy's player: the newcomer gets Italy's mails.
     h.mail(GM, f"SIGNON Mpay gmpw\nREPLACE {addr(me['Italy'])} newitaly@example.test")
