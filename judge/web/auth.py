@@ -155,18 +155,35 @@ class LoginLimiter:
                 return 0.0
             return max(0.0, times[0] + self.window - now)
 
+    def attempt(self, address: str) -> float:
+        """Count a login attempt of `address` as failed before it is checked
+        (`succeeded` clears the count): many attempts sent at once cannot all
+        pass the check before the first one's failure is counted. Returns 0
+        when the attempt may go on, else the seconds to wait (not counted)."""
+        with self._lock:
+            now = self.clock()
+            times = self._recent(address, now)
+            if len(times) >= self.limit:
+                return max(0.0, times[0] + self.window - now)
+            self._add(address, now)
+            return 0.0
+
     def failed(self, address: str) -> None:
         with self._lock:
             now = self.clock()
             self._recent(address, now)
-            times = self._failures.setdefault(address, deque())
-            times.append(now)
-            self._failures.move_to_end(address)
-            while len(times) > self.limit:
-                times.popleft()
-            # Bounded memory under a flood of addresses: the longest quiet go first.
-            while len(self._failures) > self.max_addresses:
-                self._failures.popitem(last=False)
+            self._add(address, now)
+
+    def _add(self, address: str, now: float) -> None:
+        """Under the lock."""
+        times = self._failures.setdefault(address, deque())
+        times.append(now)
+        self._failures.move_to_end(address)
+        while len(times) > self.limit:
+            times.popleft()
+        # Bounded memory under a flood of addresses: the longest quiet go first.
+        while len(self._failures) > self.max_addresses:
+            self._failures.popitem(last=False)
 
     def succeeded(self, address: str) -> None:
         with self._lock:

@@ -146,7 +146,7 @@ async def login(request: Request) -> Response:
         return _refused(request, 403, "This form is out of date or was not sent from the console: "
                                       "reload the login page and try again.")
     limits = limiter(request)
-    wait = limits.wait(address)
+    wait = limits.attempt(address)  # counted as failed until it succeeds
     if wait:
         log.warning("console: login from %s refused: too many failed logins", address)
         minutes = max(1, round(wait / 60))
@@ -161,7 +161,6 @@ async def login(request: Request) -> Response:
             return row is not None
 
     if not await run_in_threadpool(check):
-        limits.failed(address)
         log.warning("console: failed login for %r from %s", name[:100], address)
         return _render(request, "login.html.j2", status=401, moderator=None, error="Wrong name or password.",
                        name=name[:100], next=target)

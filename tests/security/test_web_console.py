@@ -232,3 +232,35 @@ def test_no_password_of_any_mail_appears_on_any_console_page(harness, monkeypatc
         for word in encoded:
             assert word not in html, (url, word)
     assert MOD_PASSWORD not in "".join(pages.values())
+
+
+def test_guesses_sent_at_once_to_the_real_server_are_limited_too(harness):
+    """Many login guesses in parallel against a real server (uvicorn): at
+    most five are checked, the others refused, and then the right password
+    too."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    import httpx
+
+    from tests.web.conftest import LiveWeb
+
+    add_moderator(harness)
+    web = LiveWeb(harness.config, harness.config.database_url)
+    try:
+        with httpx.Client(base_url=web.url, timeout=30) as c:
+            token = csrf_of(c.get("/console/login").text)
+            cookies = dict(c.cookies)
+
+        def guess(i: int) -> int:
+            with httpx.Client(base_url=web.url, timeout=30, cookies=cookies) as one:
+                return one.post("/console/login", data={"csrf": token, "name": "mod", "password": f"guess{i}"},
+                                follow_redirects=False).status_code
+
+        with ThreadPoolExecutor(max_workers=20) as pool:
+            codes = list(pool.map(guess, range(40)))
+        assert codes.count(401) == 5 and codes.count(429) == 35, codes
+        with httpx.Client(base_url=web.url, timeout=30, cookies=cookies) as c:
+            right = c.post("/console/login", data={"csrf": token, "name": "mod", "password": MOD_PASSWORD})
+        assert right.status_code == 429
+    finally:
+        web.stop()

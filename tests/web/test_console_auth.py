@@ -122,3 +122,22 @@ def test_a_login_lasts_a_working_day(tmp_path):
         assert current_moderator(request, s, now=1001.0 + SESSION_SECONDS) is None
         assert request.session == {}  # the stale session is dropped
     h.close()
+
+
+def test_logins_sent_at_once_cannot_pass_the_limit_together():
+    import threading
+
+    limits = LoginLimiter(limit=5, window=900)
+    start, allowed = threading.Barrier(40), []
+
+    def one() -> None:
+        start.wait()
+        if limits.attempt("10.0.0.1") == 0:
+            allowed.append(1)
+
+    threads = [threading.Thread(target=one) for _ in range(40)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert len(allowed) == 5 and limits.wait("10.0.0.1") > 0
