@@ -110,3 +110,9 @@ def test_the_state_round_trips_through_json():
 def test_acceptance_lists_start_with_the_own_letter():
     state = G.new_game("standard")
     assert state.accept["France"] == "F?" and G.letters(state)["Turkey"] == "T"
+
+
+def test_only_maps_whose_convoy_paths_ship_are_playable():
+    assert G.playable("standard") and G.playable("modern") and G.playable("ancmed")
+    assert not G.playable("world")  # loading it would compute its convoy paths for minutes
+    assert not G.playable("classical")  # no map of the package (a power list of the judge's)

@@ -81,6 +81,24 @@ class State:
         return cached
 
 
+def playable(variant: str) -> bool:
+    """Whether the diplomacy package ships the convoy paths of the variant's
+    map: without them, loading the map first computes them, for minutes
+    (`world`: four), which a daemon must not do while mail waits."""
+    import os
+    import pickle
+
+    from diplomacy import settings
+    from diplomacy.utils import convoy_paths
+
+    path = os.path.join(settings.PACKAGE_DIR, "maps", f"{variant.lower()}.map")
+    if not os.path.exists(path) or not os.path.exists(convoy_paths.INTERNAL_CACHE_PATH):
+        return False
+    with open(convoy_paths.INTERNAL_CACHE_PATH, "rb") as f:
+        cache = pickle.load(f)  # the package's own file, as the package itself reads it
+    return convoy_paths.get_file_md5(path) in cache
+
+
 def new_game(variant: str, start_balance: int | None = None) -> State:
     """The variant's opening position; every power's account opened with
     `start_balance` AgP, or (None) the income of its home centres."""

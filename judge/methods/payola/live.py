@@ -109,6 +109,8 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     from judge.rng import DrawStream
 
     params = _params(game)
+    if not pg.playable(game.variant):
+        raise CommandRejected(_w("not_playable", game=game))
     try:
         state = pg.new_game(game.variant, params.start_balance)
     except Exception as err:  # a variant the diplomacy package has no map of
