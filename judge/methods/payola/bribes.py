@@ -29,6 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping, Sequence
 
+from judge.methods.payola import cuts
 from judge.methods.payola import orders as board_mod
 from judge.methods.payola.orders import Board, BoardError, OrderError
 from judge.methods.payola.sheet import Offer, Piece, Savings, SheetSyntaxError, parse_sheet
@@ -169,9 +170,14 @@ class _Bribe:
     kind: str  # ":" direct, or the wildcard's kind
     order: str | None  # a direct bribe's order
     excluded: tuple[str, ...]  # a negative bribe's orders
-    amount: int
+    amount: int  # of each copy
     plateau: int
     line: int  # the sheet line it came from (0: the owner's default hold)
+    count: int = 1  # "3*5" is three like bribes, cut alike: kept as one, counted thrice
+
+    @property
+    def value(self) -> int:
+        return self.amount * self.count
 
 
 def _is_move(order: str) -> bool:
@@ -205,22 +211,23 @@ def _convert(power: str, offers: Sequence[CheckedOffer]) -> list[_Bribe]:
     for offer in offers:
         hold = f"{offer.unit} H"
         for piece in offer.pieces:
-            for _ in range(piece.repeat):
-                amount, plateau = piece.amount, piece.plateau
-                if offer.kind == "!":
-                    if hold not in offer.orders:
-                        add(unit=offer.unit, kind=":", order=hold, excluded=(), amount=0, plateau=0, line=offer.line)
-                    add(unit=offer.unit, kind="!", order=None, excluded=offer.orders, amount=amount,
-                        plateau=plateau, line=offer.line)
-                    continue
-                for order in offer.orders:
-                    pays = (offer.kind == ":" or (offer.kind == ">" and not _is_move(order))
-                            or (offer.kind == "@" and _is_move(order)))
-                    add(unit=offer.unit, kind=":", order=order, excluded=(), amount=amount if pays else 0,
-                        plateau=plateau if pays else 0, line=offer.line)
-                if offer.kind != ":":
-                    add(unit=offer.unit, kind=offer.kind, order=None, excluded=offer.orders, amount=amount,
-                        plateau=plateau, line=offer.line)
+            # The copies of a repetition stand together in the sheet and are
+            # cut alike: one bribe counted `repeat` times is the same thing.
+            amount, plateau, count = piece.amount, piece.plateau, piece.repeat
+            if offer.kind == "!":
+                if hold not in offer.orders:
+                    add(unit=offer.unit, kind=":", order=hold, excluded=(), amount=0, plateau=0, line=offer.line)
+                add(unit=offer.unit, kind="!", order=None, excluded=offer.orders, amount=amount,
+                    plateau=plateau, line=offer.line, count=count)
+                continue
+            for order in offer.orders:
+                pays = (offer.kind == ":" or (offer.kind == ">" and not _is_move(order))
+                        or (offer.kind == "@" and _is_move(order)))
+                add(unit=offer.unit, kind=":", order=order, excluded=(), amount=amount if pays else 0,
+                    plateau=plateau if pays else 0, line=offer.line, count=count)
+            if offer.kind != ":":
+                add(unit=offer.unit, kind=offer.kind, order=None, excluded=offer.orders, amount=amount,
+                    plateau=plateau, line=offer.line, count=count)
     return out
 
 
@@ -365,32 +372,19 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
 
     # 3-4. Passes until nobody overspends.
     liquid = {n: max(balance[n] - savings[n], 0) for n in names}
-    reductions = {n: 0 for n in names}
     tie_choice: dict[tuple[str, tuple[str, ...]], str] = {}
-    # A unit is passed again only when a power with bribes on it was cut
-    # (no other unit's totals changed): the same result, fewer sums.
-    touched = {unit: {b.power for c in candidates for b in c.bribes} for unit, candidates in board}
-    winners: dict[str, _Candidate] = {}
-    cut = set(names)
-    passes = 0
-    while True:
-        passes += 1
-        for unit, candidates in board:
-            if stepwise or cut & touched[unit]:
-                winners[unit] = _winner(unit, candidates, stream, tie_choice)
-        cost = {n: 0 for n in names}
-        for best in winners.values():
-            for b in best.bribes:
-                cost[b.power] += b.amount
-        over = [n for n in names if cost[n] > liquid[n]]
-        if not over:
-            break
-        cut = set(over)
-        k = 1 if stepwise else _safe_cuts(cut, bribes, board, touched, winners, cost, liquid)
-        for name in over:
-            reductions[name] += k
-            _reduce(bribes[name], k)
-        passes += k - 1  # the passes a cut at a time would have made, which k cuts at once skip
+
+    def pick(unit: str, candidates: list[_Candidate], totals: list[int]) -> _Candidate:
+        return _winner(unit, candidates, totals, stream, tie_choice)
+
+    if stepwise:
+        winners, reductions, passes = _one_cut_at_a_time(board, bribes, names, liquid, pick)
+    else:
+        winners, reductions, passes = cuts.passes(board, bribes, names, liquid, pick)
+    cost = {n: 0 for n in names}
+    for best in winners.values():
+        for b in best.bribes:
+            cost[b.power] += b.value
 
     # 5. The debit: what each power's bribes to the issued orders come to.
     accepted: dict[str, list[dict]] = {n: [] for n in names}
@@ -399,14 +393,14 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
         best = winners[unit]
         paid: dict[str, int] = {}
         for b in best.bribes:
-            paid[b.power] = paid.get(b.power, 0) + b.amount
+            paid[b.power] = paid.get(b.power, 0) + b.value
         for name in names:
             if name in paid:
                 accepted[name].append({"unit": unit, "order": best.order, "amount": paid[name]})
         chart[unit] = {
             "owner": position.owner(unit),
             "order": best.order,
-            "offers": [{"order": c.order, "total": sum(b.amount for b in c.bribes),
+            "offers": [{"order": c.order, "total": sum(b.value for b in c.bribes),
                         "by": _by_power(c.bribes, names)} for c in candidates],
         }
     spent = {n: cost[n] for n in names}
@@ -428,16 +422,15 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
 def _by_power(bribes: list[_Bribe], names: list[str]) -> dict[str, int]:
     out: dict[str, int] = {}
     for b in bribes:
-        out[b.power] = out.get(b.power, 0) + b.amount
+        out[b.power] = out.get(b.power, 0) + b.value
     return {n: out[n] for n in names if n in out}
 
 
-def _winner(unit: str, candidates: list[_Candidate], stream: Any,
+def _winner(unit: str, candidates: list[_Candidate], totals: list[int], stream: Any,
             tie_choice: dict[tuple[str, tuple[str, ...]], str]) -> _Candidate:
-    """5.1-5.4 over candidates sorted by tie-break key; a tie that no rule
-    breaks (equal keys) is drawn from the stream, once per phase for the
-    same unit and the same tied orders."""
-    totals = [sum([b.amount for b in c.bribes]) for c in candidates]
+    """5.1-5.4 over candidates sorted by tie-break key, with their totals; a
+    tie that no rule breaks (equal keys) is drawn from the stream, once per
+    phase for the same unit and the same tied orders."""
     top = max(totals)
     best = [c for c, total in zip(candidates, totals) if total == top]
     tied = [c for c in best if c.key == best[0].key]
@@ -450,56 +443,39 @@ def _winner(unit: str, candidates: list[_Candidate], stream: Any,
     return next(c for c in tied if c.order == tie_choice[memo])
 
 
-def _safe_cuts(cut: set[str], bribes: Mapping[str, list[_Bribe]], board: list[tuple[str, list[_Candidate]]],
-               touched: Mapping[str, set[str]], winners: Mapping[str, _Candidate], cost: Mapping[str, int],
-               liquid: Mapping[str, int]) -> int:
-    """How many cuts of the powers `cut` can be made at once with the result
-    of making them one pass at a time: k such that after each of the first
-    k-1 cuts every unit would keep its winner (strictly: no new tie) and the
-    same powers, and only they, would overspend, and each of the k cuts
-    takes one AgP from the same bribes (none reaches its plateau before).
-    Without this a 9999 AgP offer from an empty purse costs 9999 passes; the
-    result is the same (tests/test_payola_property.py checks it against a
-    pass at a time)."""
-    k = _INF
-    for name in cut:
-        active = [b.amount - b.plateau for b in bribes[name] if b.amount > b.plateau]
-        if not active:
-            return 1  # the plateaus are forgotten: one cut, then see again
-        k = min(k, min(active))
-        falling = sum(1 for b in winners.values() for x in b.bribes if x.power == name and x.amount > x.plateau)
-        if falling:
-            k = min(k, -(-(cost[name] - liquid[name]) // falling))
-    for unit, candidates in board:
-        if not cut & touched[unit]:
-            continue
-        w = winners[unit]
-        drop = {id(c): sum(1 for x in c.bribes if x.power in cut and x.amount > x.plateau) for c in candidates}
-        total_w = sum(x.amount for x in w.bribes)
-        for c in candidates:
-            if c is w:
-                continue
-            gap, closing = total_w - sum(x.amount for x in c.bribes), drop[id(w)] - drop[id(c)]
-            if closing <= 0:
-                continue
-            # The winner keeps winning while its lead stays positive, or
-            # nil with a better tie-break (5.2-5.4): the first cut that ends it.
-            k = min(k, gap // closing + 1 if w.key < c.key else -(-gap // closing))
-    return max(k, 1)
+def _one_cut_at_a_time(board: list[tuple[str, list[_Candidate]]], bribes: Mapping[str, list[_Bribe]],
+                       names: list[str], liquid: Mapping[str, int], pick: Any
+                       ) -> tuple[dict[str, _Candidate], dict[str, int], int]:
+    """The rules' way to the letter (DPjudge's determineOrders): every unit
+    chooses, every overspending power is cut once, again. What cuts.passes
+    must equal (tests/test_payola_property.py)."""
+    reductions = {n: 0 for n in names}
+    passes = 0
+    while True:
+        passes += 1
+        winners = {unit: pick(unit, candidates, [sum(b.value for b in c.bribes) for c in candidates])
+                   for unit, candidates in board}
+        cost = {n: 0 for n in names}
+        for best in winners.values():
+            for b in best.bribes:
+                cost[b.power] += b.value
+        over = [n for n in names if cost[n] > liquid[n]]
+        if not over:
+            return winners, reductions, passes
+        for name in over:
+            reductions[name] += 1
+            _reduce(bribes[name])
 
 
-def _reduce(bribes: list[_Bribe], times: int = 1) -> None:
-    """`times` cuts of every bribe of an overspending power (5.5, DPjudge's
+def _reduce(bribes: list[_Bribe]) -> None:
+    """One cut of every bribe of an overspending power (5.5, DPjudge's
     PayolaPower.reduce): each bribe above its plateau loses one AgP; when
-    all are at their plateaus, the plateaus are forgotten and all lose one.
-    More than one cut at a time only while every cut takes from the same
-    bribes (_safe_cuts)."""
+    all are at their plateaus, the plateaus are forgotten and all lose one."""
     above = [b for b in bribes if b.amount > b.plateau]
     if above:
         for b in above:
-            b.amount -= times
+            b.amount -= 1
         return
-    assert times == 1
     for b in bribes:
         b.plateau = 0
         if b.amount > 0:

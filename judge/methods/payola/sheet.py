@@ -18,7 +18,7 @@ from judge.resources import data_dir
 from judge.syntax.errors import CommandSyntaxError, fault
 
 MAX_LINE_LENGTH = 1000
-MAX_LINES = 2000  # a sheet of 34 units with a dozen offers each is ~400 lines
+MAX_LINES = 500  # 34 units with a dozen offers each is ~400 lines; the passes grow with it (docs/payola.md)
 MAX_AMOUNT = 9999  # DPjudge's limit (PayolaGame.parseOffer), which also bounds the overspending passes
 MAX_REPEAT = 99  # likewise: "2*5" repeats an offer at most 99 times
 

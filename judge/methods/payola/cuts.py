@@ -1,0 +1,163 @@
+"""The overspending passes (5.5 as DPjudge makes them: every bribe of an
+overspending power cut by one, the whole board resolved again, until
+nobody overspends), made without a pass per cut.
+
+A power's bribes fall together: after R cuts a bribe of `a` AgP with
+plateau `p` stands at max(p, a - R), and once all stand at their plateaus
+the plateaus are forgotten and each falls to 0. So the totals of a unit's
+candidate orders are sums of such falls, kept per candidate and power
+(`total`) with how many AgP they lose per cut (`slope`). Between two
+events (a bribe reaching its plateau or 0, a unit changing its winner or
+meeting a new tie, a power starting or ending to overspend) every pass
+would cut the same bribes of the same powers and choose the same orders:
+those passes are made at once. The result is the one a cut at a time
+gives (bribes.resolve_checked(stepwise=True); tests/test_payola_property.py
+compares them), and the work is a few sums per event instead of the whole
+board per cut: a 9999 AgP offer from an empty purse is one event.
+
+Pure; the bribes are duck-typed (power, amount, plateau, count) so that
+this module imports nothing of bribes.py.
+"""
+
+from __future__ import annotations
+
+import heapq
+from typing import Any, Callable, Mapping, Sequence
+
+INF = 1 << 62
+
+
+def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequence[Any]], names: Sequence[str],
+           liquid: Mapping[str, int], pick: Callable[[str, Sequence[Any], list[int]], Any]
+           ) -> tuple[dict[str, Any], dict[str, int], int]:
+    """The passes of one phase: (unit -> the winning candidate, power -> its
+    cuts, the number of passes a cut at a time makes). `pick(unit,
+    candidates, totals)` chooses among a unit's candidates (5.1-5.4 and the
+    draw). Leaves each bribe's amount (and plateau, once forgotten) as the
+    cuts made them."""
+    every = [b for name in names for b in bribes[name]]
+    index = {id(b): i for i, b in enumerate(every)}
+    base = [b.amount for b in every]
+    floor = [b.plateau for b in every]
+    count = [b.count for b in every]
+    owner = [b.power for b in every]
+
+    cands: list[Any] = []  # every candidate of every unit, flat
+    unit_of: list[int] = []
+    first: list[int] = []  # each unit's first candidate in `cands`
+    for u, (_, candidates) in enumerate(board):
+        first.append(len(cands))
+        for c in candidates:
+            cands.append(c)
+            unit_of.append(u)
+    first.append(len(cands))
+    holders: list[list[int]] = [[] for _ in every]  # bribe -> the candidates its money goes to
+    total: list[dict[str, int]] = [{} for _ in cands]
+    slope: list[dict[str, int]] = [{} for _ in cands]
+    of_power: dict[str, set[int]] = {n: set() for n in names}  # power -> candidates it has money in
+    for ci, c in enumerate(cands):
+        for b in c.bribes:
+            i = index[id(b)]
+            holders[i].append(ci)
+            total[ci][b.power] = total[ci].get(b.power, 0) + base[i] * count[i]
+            slope[ci].setdefault(b.power, 0)
+            of_power[b.power].add(ci)
+    units_of = {n: {unit_of[ci] for ci in of_power[n]} for n in names}
+    sums = [sum(d.values()) for d in total]  # each candidate's total
+
+    cuts = {n: 0 for n in names}
+    forgot_at: dict[str, int] = {}
+    at_forget = list(base)
+    falling: dict[str, list[tuple[int, int]]] = {n: [] for n in names}  # (cuts at which it stops, bribe)
+
+    def start_falling(i: int, stops_at: int) -> None:
+        heapq.heappush(falling[owner[i]], (stops_at, i))
+        for ci in holders[i]:
+            slope[ci][owner[i]] += count[i]
+
+    for i in range(len(every)):
+        if base[i] > floor[i]:
+            start_falling(i, base[i] - floor[i])
+
+    winners: list[int] = [0] * len(board)
+    dirty = set(range(len(board)))
+    rounds = 0
+    while True:
+        rounds += 1
+        for u in dirty:
+            lo, hi = first[u], first[u + 1]
+            chosen = pick(board[u][0], board[u][1], sums[lo:hi])
+            winners[u] = lo + next(k for k, c in enumerate(board[u][1]) if c is chosen)
+        cost = {n: 0 for n in names}
+        for w in winners:
+            for name, amount in total[w].items():
+                cost[name] += amount
+        over = [n for n in names if cost[n] > liquid[n]]
+        if not over:
+            break
+        for name in over:
+            if not falling[name]:
+                # All at their plateaus: they are forgotten, and all fall to 0 (reduce).
+                assert name not in forgot_at, "a power with nothing left to cut spends nothing"
+                forgot_at[name] = cuts[name]
+                for b in bribes[name]:
+                    i = index[id(b)]
+                    at_forget[i] = floor[i]
+                    if floor[i] > 0:
+                        start_falling(i, cuts[name] + floor[i])
+        k = _run_length(over, board, first, winners, sums, slope, falling, cuts, cost, liquid, units_of)
+        for name in over:
+            cuts[name] += k
+            for ci in of_power[name]:
+                fall = k * slope[ci][name]
+                total[ci][name] -= fall
+                sums[ci] -= fall
+            heap = falling[name]
+            while heap and heap[0][0] <= cuts[name]:
+                _, i = heapq.heappop(heap)
+                for ci in holders[i]:
+                    slope[ci][name] -= count[i]
+        rounds += k - 1
+        dirty = set().union(*(units_of[n] for n in over))
+
+    for i, b in enumerate(every):
+        if b.power in forgot_at:
+            b.plateau = 0
+            b.amount = max(0, at_forget[i] - (cuts[b.power] - forgot_at[b.power]))
+        else:
+            b.amount = max(floor[i], base[i] - cuts[b.power])
+    return {board[u][0]: cands[w] for u, w in enumerate(winners)}, cuts, rounds
+
+
+def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], first: list[int], winners: list[int],
+                sums: list[int], slope: list[dict[str, int]],
+                falling: Mapping[str, list[tuple[int, int]]], cuts: Mapping[str, int], cost: Mapping[str, int],
+                liquid: Mapping[str, int], units_of: Mapping[str, set[int]]) -> int:
+    """k such that cutting `over` k times at once is what k passes would
+    do: for the first k-1 cuts no winner changes or newly ties, the same
+    powers and only they overspend, and no bribe stops falling before the
+    k-th (see the module's docstring)."""
+    k = INF
+    for name in over:
+        k = min(k, falling[name][0][0] - cuts[name])
+        drop = sum(slope[w].get(name, 0) for w in winners)
+        if drop:
+            k = min(k, -(-(cost[name] - liquid[name]) // drop))
+    if len(over) == 1:  # the common case: one power's slope
+        (only,) = over
+        rate = [s.get(only, 0) for s in slope]
+    else:
+        rate = [sum(s.get(n, 0) for n in over) for s in slope]
+    for u in set().union(*(units_of[n] for n in over)):
+        w = winners[u]
+        key_w = board[u][1][w - first[u]].key
+        total_w, drop_w = sums[w], rate[w]
+        for ci in range(first[u], first[u + 1]):
+            closing = drop_w - rate[ci]
+            if closing <= 0 or ci == w:
+                continue
+            gap = total_w - sums[ci]
+            # The winner keeps winning while its lead stays positive, or nil
+            # with a better tie-break (5.2-5.4): the first cut that ends it.
+            k = min(k, gap // closing + 1 if key_w < board[u][1][ci - first[u]].key else -(-gap // closing))
+    return max(k, 1)
