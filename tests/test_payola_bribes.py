@@ -243,6 +243,8 @@ def test_random_order_given_replays_the_draw():
     assert not [d for d in again.draws if d["what"] == "acceptance ?"]
     with pytest.raises(PayolaInputError, match="random_order"):
         run(sheets, acceptance={"France": "F?"}, random_order={"France": ["England", "Germany"]})
+    with pytest.raises(PayolaInputError, match="leaves nothing to chance"):
+        run(sheets, acceptance={"France": "FEGAIRT"}, random_order={"France": ["England"]})
 
 
 def test_the_random_order_decides_a_tie_between_unlisted_powers():
@@ -377,3 +379,17 @@ def test_a_huge_offer_from_an_empty_purse_is_cut_to_nothing():
     assert r.reductions["France"] == 9999 and r.passes == 10000
     assert r.orders == {"A PAR": "A PAR - BUR", "A MAR": "A MAR - SPA"} and r.spent["France"] == 0
     assert time.perf_counter() - start < 5  # a pass at a time: ~10,000 passes
+
+
+def test_repeated_offers_are_cut_each():
+    """Questions: splitting an offer makes it fall faster: 2*4 (two offers
+    of 4) loses 2 a cut where one 8 loses 1. France (5 AgP) 2*4 for BUR
+    against Germany's 5 for PIC, France first in its list: a cut leaves
+    3+3 = 6 > 5 (France still wins and overspends), a second 2+2 = 4 < 5:
+    PIC. A single 8 would be cut to 7, 6, 5 (tie 5-5, France first -> BUR,
+    cost 5): BUR after three cuts."""
+    common = dict(units={"A PAR": "France"}, acceptance={"France": "FG?"}, balances={"France": 5, "Germany": 9})
+    split = run({"France": "2*4 : A PAR - BUR", "Germany": "5 : A PAR - PIC"}, **common)
+    assert split.orders["A PAR"] == "A PAR - PIC" and split.reductions["France"] == 2 and split.spent["France"] == 0
+    whole = run({"France": "8 : A PAR - BUR", "Germany": "5 : A PAR - PIC"}, **common)
+    assert whole.orders["A PAR"] == "A PAR - BUR" and whole.reductions["France"] == 3 and whole.spent["France"] == 5

@@ -248,6 +248,8 @@ def _full_acceptance(variant: str, owner: str, accept: str, given: Sequence[str]
     listed = [by_letter[ch] for ch in accept if ch != "?"]
     rest = [n for n in names if n not in listed]
     if "?" not in accept:
+        if given:
+            raise PayolaInputError(f"random_order for {owner}: its list {accept} leaves nothing to chance")
         return listed, None
     if given is not None:
         given = [_power(variant, g) for g in given]
