@@ -135,7 +135,8 @@ def bench(name: str, units: dict[str, str], runs: int) -> None:
     lines = sum(len(s.splitlines()) for s in sheets.values())
     adj = median_ms(timed["adjudication"])
     print(f"{name}: {len(units)} units, {lines} sheet lines, {result.passes - 1} overspending rounds, "
-          f"cuts {sum(result.reductions.values())} ({', '.join(f'{p[:3]} {n}' for p, n in result.reductions.items() if n)})")
+          f"cuts {sum(result.reductions.values())} "
+          f"({', '.join(f'{p[:3]} {n}' for p, n in result.reductions.items() if n)})")
     print(f"  adjudication alone   {adj:7.2f} ms")
     for key in ("cold", "at the deadline", "passes"):
         ms = median_ms(timed[key])

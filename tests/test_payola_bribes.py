@@ -14,7 +14,6 @@ from judge.methods.payola.bribes import PayolaInputError, check_acceptance, choo
 from judge.methods.payola.orders import initial_units
 from judge.rng import DrawStream
 
-ALL = "AEFGIRT"
 BOARD = {"A PAR": "France", "A MAR": "France", "F BRE": "France", "A MUN": "Germany", "A BER": "Germany",
          "F LON": "England", "A BUR": "Germany", "A RUH": "France", "A BEL": "France"}
 
@@ -280,7 +279,8 @@ def test_overspending_cuts_every_offer_by_one_and_resolves_again():
     the supports win from the first cut on, and cost 2(20-k); so with 39 AgP
     one cut (38), with 20 AgP ten cuts (20)."""
     units = {"A BUR": "France", "A RUH": "France", "A BEL": "France"}
-    sheet = "10 : A BUR - MUN\n10 : A BUR - MUN\n10 : A RUH - KIE\n10 : A RUH - KIE\n20 : A RUH S A BEL\n20 : A BUR S A BEL"
+    sheet = "\n".join(["10 : A BUR - MUN", "10 : A BUR - MUN", "10 : A RUH - KIE", "10 : A RUH - KIE",
+                       "20 : A RUH S A BEL", "20 : A BUR S A BEL"])
     rich = run({"France": sheet}, units=units, balances={"France": 40})
     assert (rich.orders["A BUR"], rich.orders["A RUH"]) == ("A BUR - MUN", "A RUH - KIE")
     assert rich.spent["France"] == 40 and rich.reductions["France"] == 0 and rich.balances["France"] == 0

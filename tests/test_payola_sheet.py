@@ -10,7 +10,8 @@ import pytest
 from judge.methods.payola import sheet
 from judge.methods.payola.bribes import check_sheet
 from judge.methods.payola.orders import initial_units
-from judge.methods.payola.sheet import Offer, Piece, RawOrder, Savings, SheetSyntaxError, UnitRef, parse_line, parse_sheet
+from judge.methods.payola.sheet import (Offer, Piece, RawOrder, Savings, SheetSyntaxError, UnitRef, parse_line,
+                                        parse_sheet)
 
 START = initial_units("standard")
 
@@ -71,9 +72,10 @@ def test_order_forms_and_words():
     """Hold, move, support (hold and move), convoy and via convoy; keywords in any case, long or short."""
     assert offer("a par hold").orders[0] == RawOrder(UnitRef("A", "PAR"), "H")
     assert offer("PAR - BUR").orders[0].unit == UnitRef(None, "PAR")
-    assert offer("A MUN SUPPORTS A BER - SIL").orders[0] == RawOrder(UnitRef("A", "MUN"), "S", UnitRef("A", "BER"), "SIL")
-    assert offer("A MUN S BER").orders[0] == RawOrder(UnitRef("A", "MUN"), "S", UnitRef(None, "BER"))
-    assert offer("F NTH CONVOY A LON -> NWY").orders[0] == RawOrder(UnitRef("F", "NTH"), "C", UnitRef("A", "LON"), "NWY")
+    mun, nth = UnitRef("A", "MUN"), UnitRef("F", "NTH")
+    assert offer("A MUN SUPPORTS A BER - SIL").orders[0] == RawOrder(mun, "S", UnitRef("A", "BER"), "SIL")
+    assert offer("A MUN S BER").orders[0] == RawOrder(mun, "S", UnitRef(None, "BER"))
+    assert offer("F NTH CONVOY A LON -> NWY").orders[0] == RawOrder(nth, "C", UnitRef("A", "LON"), "NWY")
     assert offer("A LON - NWY VIA").orders[0].via is True
     assert offer("F STP/SC - BOT").orders[0].unit == UnitRef("F", "STP/SC")
 

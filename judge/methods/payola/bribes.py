@@ -34,7 +34,7 @@ from judge.methods.payola import orders as board_mod
 from judge.methods.payola.orders import Board, BoardError, OrderError
 from judge.methods.payola.sheet import Offer, Piece, Savings, SheetSyntaxError, parse_sheet
 
-KINDS = ":!>@&"
+KINDS = ":!>@&"  # direct, negative, if it moves, if it does not, gift
 
 
 class PayolaInputError(ValueError):
