@@ -92,6 +92,8 @@ def test_a_comment_is_ignored():
     ("4 ; A PAR - BUR", 3, "an offer's kind"),
     ("4 : A PAR - BUR |", 18, "a province"),
     ("?4 : A PAR", 1, "an offer"),
+    ("4 A PAR H", 3, "an offer's kind"),  # an amount needs its kind: a "!" left out would turn it around
+    ("4 : A PAR - BUR - PIC", 17, "| (another order)"),
 ])
 def test_syntax_errors_name_line_column_and_what_was_expected(text, column, expected):
     with pytest.raises(SheetSyntaxError) as err:

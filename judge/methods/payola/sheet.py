@@ -82,6 +82,11 @@ _EXPECTED = {
     "SUPPORT": "S",
     "CONVOY": "C",
     "VIA": "VIA",
+    "VBAR": "| (another order)",
+    "HASH": "#",
+    "STAR": "*",
+    "PLUS": "+",
+    "DOLLAR": "$",
     "$END": "the end of the line",
 }
 _OFFER = "an offer, like 4 : A PAR - BUR"
@@ -96,7 +101,11 @@ class _ToLines(Transformer):
 
     def offer(self, c):
         amount, kind, order, *alternatives = c
-        return ("offer", amount, None if kind is None else str(kind), order, alternatives)
+        return ("offer", amount, str(kind), order, alternatives)
+
+    def bare_offer(self, c):
+        order, *alternatives = c
+        return ("offer", None, ":", order, alternatives)
 
     def amount(self, c):
         return tuple(c)
@@ -193,7 +202,7 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
         return Savings(amount=sum(p.repeat * p.amount for p in pieces), line=line_no, text=written)
     amount, offer_kind, first, alternatives = rest
     pieces = _pieces(amount, line, line_no) if amount is not None else (Piece(1, 0, 0),)
-    return Offer(kind=offer_kind or ":", pieces=pieces, orders=(first, *alternatives), line=line_no, text=written)
+    return Offer(kind=offer_kind, pieces=pieces, orders=(first, *alternatives), line=line_no, text=written)
 
 
 def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple[Piece, ...]:
