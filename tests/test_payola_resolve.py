@@ -115,6 +115,7 @@ def test_the_text_and_bbcode_templates():
     text = render("results/payola/offline.txt.j2", result=r)
     assert "A PAR - BUR" in text and "France" in text and "succeeds" in text
     assert "England, line 2: nonsense" in text and "^" in text
+    assert "France: 4 to A PAR - BUR" in text and "England: 3 to F LON - NTH" in text
     bb = render("results/payola/offline.bbcode.j2", result=r)
     assert "[table]" in bb and "[td]A PAR - BUR[/td]" in bb and "England, line 2:" in bb
 
