@@ -133,3 +133,30 @@ def moderator_add(ctx: click.Context, name: str, password_stdin: bool) -> None:
     except AccountError as err:
         raise click.ClickException(str(err)) from err
     click.echo(f"moderator {name}: {'account made' if made else 'password changed'}")
+
+
+@moderator.command("remove")
+@click.argument("name")
+@click.pass_context
+def moderator_remove(ctx: click.Context, name: str) -> None:
+    """Delete the console account NAME (its open sessions end)."""
+    from judge.web.auth import remove_moderator
+
+    with _judge(ctx.parent).sessions.begin() as s:
+        if not remove_moderator(s, name):
+            raise click.ClickException(f"no moderator {name!r}")
+    click.echo(f"moderator {name}: account removed")
+
+
+@moderator.command("list")
+@click.pass_context
+def moderator_list(ctx: click.Context) -> None:
+    """The console's accounts."""
+    from judge.web.auth import moderators
+
+    with _judge(ctx.parent).sessions() as s:
+        rows = moderators(s)
+    for r in rows:
+        click.echo(f"{r['name']:<20} since {r['created_at'][:16].replace('T', ' ')}")
+    if not rows:
+        click.echo("no moderator accounts (judge moderator add NAME)")

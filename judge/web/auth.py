@@ -53,6 +53,20 @@ def set_moderator(session: Session, name: str, password: str, now: datetime,
     return False
 
 
+def remove_moderator(session: Session, name: str) -> bool:
+    """Delete the account `name` (its open sessions end with it); False if none."""
+    row = session.scalars(select(Moderator).where(Moderator.name == name.strip())).first()
+    if row is None:
+        return False
+    session.delete(row)
+    return True
+
+
+def moderators(session: Session) -> list[dict]:
+    return [{"name": r.name, "created_at": r.created_at.isoformat()}
+            for r in session.scalars(select(Moderator).order_by(Moderator.name))]
+
+
 def check_login(session: Session, name: str, password: str,
                 cost: int = passwords.DEFAULT_COST) -> Moderator | None:
     """The account if `password` is its password, else None. `cost`: the

@@ -56,6 +56,18 @@ def test_a_new_password_ends_the_open_sessions(judge_and_client):
     assert log_in(c, MOD, "another long password").status_code == 303
 
 
+def test_a_removed_account_is_logged_out(judge_and_client):
+    from judge.web.auth import remove_moderator
+
+    h, c = judge_and_client
+    log_in(c)
+    assert c.get("/console/").status_code == 200
+    with h.judge.sessions.begin() as s:
+        assert remove_moderator(s, MOD)
+    assert c.get("/console/").status_code == 303
+    assert log_in(c).status_code == 401
+
+
 def test_login_goes_back_to_the_page_asked_for_but_never_off_the_console(judge_and_client):
     h, c = judge_and_client
     token = csrf_of(c.get("/console/login?next=/console/outbox").text)

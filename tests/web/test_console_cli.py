@@ -47,6 +47,14 @@ def test_moderator_add_stores_a_hash_and_a_new_password_replaces_it(tmp_path):
     assert rows["alice"].startswith("scrypt$") and "battery" not in rows["alice"]
     assert check_password("battery staple", rows["alice"]) and not check_password("correct horse", rows["alice"])
     assert check_password("same pass", rows["carol"])
+    listed = runner.invoke(main, [*args, "moderator", "list"]).output.splitlines()
+    assert [line.split()[0] for line in listed] == ["alice", "carol"]
+    assert "same pass" not in "".join(listed) and "scrypt" not in "".join(listed)
+    assert runner.invoke(main, [*args, "moderator", "remove", "carol"]).output.strip() == "moderator carol: account removed"
+    gone = runner.invoke(main, [*args, "moderator", "remove", "carol"])
+    assert gone.exit_code == 1 and "no moderator 'carol'" in gone.output
+    assert [line.split()[0] for line in runner.invoke(main, [*args, "moderator", "list"]).output.splitlines()] == [
+        "alice"]
 
 
 def test_a_quarantined_mail_is_listed_and_run_again(tmp_path, monkeypatch):
