@@ -207,7 +207,8 @@ class Method:
 
     def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
         """The game's own state as its public web page shows it, live:
-        {"text": fixed-width text, "png": a picture's bytes or None}, with
+        {"text": fixed-width text, "png": a function that draws its picture
+        (PNG bytes; called once per change of the text) or None}, with
         players named by `names` (address -> public name, never an
         address); None: the method shows nothing of its own."""
         return None

@@ -110,9 +110,10 @@ def _board(request: Request, g) -> dict | None:
     if not shown:
         return None
     version = hashlib.sha256((shown.get("text") or "").encode()).hexdigest()[:16]
-    if shown.get("png"):
-        _PICTURES.put((g.name, version), shown["png"])
-    return {"text": shown.get("text"), "version": version, "png": bool(shown.get("png"))}
+    draw = shown.get("png")
+    if draw and _PICTURES.get((g.name, version)) is None:
+        _PICTURES.put((g.name, version), draw() if callable(draw) else draw)
+    return {"text": shown.get("text"), "version": version, "png": bool(draw)}
 
 
 class _Cache:

@@ -516,8 +516,9 @@ def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
     live = Live(game)
     shown = {n: names.get(a, names.get(a.casefold(), "?")) for n, a in live.address.items()}
     view = engine.board_view(live.state)
+    # The picture only when asked: the page polls the text every few seconds.
     return {"text": render.board_text(view, shown, opens_at=live.opens_at),
-            "png": render.board_png(view, shown, opens_at=live.opens_at)}
+            "png": lambda: render.board_png(view, shown, opens_at=live.opens_at)}
 
 
 def list_view(game: Game) -> dict | None:

@@ -59,7 +59,9 @@ function judgeSortable(table) {
 
 function judgeLive(box) {
   // Polls the game's live part; swaps it in when its version changes.
+  // A resolved game changes no more: no polling.
   const url = "/game/" + encodeURIComponent(box.dataset.game) + "/live";
+  if (box.dataset.state === "resolved") return;
   async function poll() {
     try {
       const r = await fetch(url, {cache: "no-store"});
@@ -71,6 +73,8 @@ function judgeLive(box) {
           judgeLocalTimes(box);
           judgeCountdowns();
         }
+        box.dataset.state = data.state;
+        if (data.state === "resolved") return;
       }
     } catch (e) { /* the server restarting: try again at the next beat */ }
     setTimeout(poll, 2000);
