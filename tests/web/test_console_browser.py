@@ -32,6 +32,7 @@ def _login(page, url: str, password: str = MOD_PASSWORD) -> None:
 def test_login_in_the_browser(harness, live_web, page):
     add_moderator(harness)
     harness.mail("gm@example.test", "CREATE ?vienna gmpw")
+    harness.mail("ann@example.test", "SIGNON ?vienna annpw")
     _login(page, live_web.url, "a wrong password")
     assert page.locator("p.error").inner_text() == "Wrong name or password."
     assert "/console/login" in page.url
@@ -43,7 +44,18 @@ def test_login_in_the_browser(harness, live_web, page):
     page.click("nav.console a[href='/console/']")
     page.click("#games a:text('vienna')")
     assert "?vienna: the audit trail" in page.locator("h1").inner_text()
-    assert page.locator("#trail tr.event").count() > 3
+    everyone = page.locator("#trail tr.event").count()
+    assert everyone > 6
+    # The filter: Ann's mails and what they caused, then only their commands.
+    page.select_option("select[name=player]", "ann@example.test")
+    page.click("#filter button")
+    anns = page.locator("#trail tr.event")
+    assert 0 < anns.count() < everyone and "gm@example.test" not in page.locator("#trail").inner_text()
+    page.select_option("select[name=kind]", "command")
+    page.click("#filter button")
+    assert page.locator("#trail tr.event").count() == 1
+    assert "SIGNON ?vienna ****" in page.locator("#trail").inner_text()
+    assert "annpw" not in page.content()
     page.click("nav.console button:text('Log out')")
     assert "/console/login" in page.url
     page.goto(live_web.url + "/console/")
