@@ -369,7 +369,7 @@ def test_a_huge_offer_from_an_empty_purse_is_cut_to_nothing():
     """5.5 (Questions): cut by one until nobody overspends. 9999 and 9998
     from 0 AgP: 9999 cuts (the 9998 stops at 0), and PAR's only candidate
     is still France's own BUR, now at 0: France pays nothing. The passes are
-    counted as the rules make them, but made in a few (bribes._safe_cuts;
+    counted as the rules make them, but made in a few (cuts.passes;
     compared with a cut at a time in tests/test_payola_property.py)."""
     import time
 

@@ -100,7 +100,7 @@ big_lines = st.tuples(st.sampled_from(UNITS), st.integers(0, 9999), st.integers(
 @given(st.dictionaries(st.sampled_from(POWERS), st.lists(st.one_of(lines(), big_lines), max_size=8).map("\n".join),
                        max_size=7), balances_st, accept_st)
 def test_many_cuts_at_once_give_what_one_cut_at_a_time_gives(sheets, balances, acceptance):
-    """bribes._safe_cuts makes several cuts at once where a pass after each
+    """cuts.passes makes several cuts at once where a pass after each
     would change nothing (the rules' "cut by one, resolve again"): the same
     orders, debits, cuts and draws as resolving after every single cut,
     also with offers of thousands from small purses."""
