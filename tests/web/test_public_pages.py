@@ -149,3 +149,23 @@ def test_a_random_game_shows_its_draws_by_name(harness, live_web):
     assert "example.test" not in page
     feed = live_web.get("/game/dice/feed.atom").text
     assert "dice: results" in feed and "P3" in feed and "example.test" not in feed
+
+
+def test_every_method_s_forming_game_has_a_page(harness, live_web):
+    """Every method of the registry (those to come too): a game of it has a
+    page, a place in the list and a feed, with its players by name."""
+    from judge.methods import METHODS
+
+    h = harness
+    for method in METHODS:
+        h.mail(GM, f"CREATE ?m-{method} gmsecret {method}\nSIGNOFF")
+        h.send(f"Zed Zulu <zed-{method}@example.test>", f"SIGNON ?m-{method} pw\nSIGNOFF")
+    h.run()
+    listing = live_web.get("/").text
+    for method in METHODS:
+        page = live_web.get(f"/game/m-{method}")
+        assert page.status_code == 200, (method, page.text[-500:])
+        assert f"m-{method}" in listing and "example.test" not in page.text
+        assert live_web.get(f"/game/m-{method}/live").status_code == 200
+        assert live_web.get(f"/game/m-{method}/feed.atom").status_code == 200
+        assert "Zed Zulu" in page.text, (method, page.text[-800:])
