@@ -161,7 +161,8 @@ async def login(request: Request) -> Response:
             return row is not None
 
     if not await run_in_threadpool(check):
-        log.warning("console: failed login for %r from %s", name[:100], address)
+        # Not the name tried: a password typed into the name field would land in the log.
+        log.warning("console: failed login from %s", address)
         return _render(request, "login.html.j2", status=401, moderator=None, error="Wrong name or password.",
                        name=name[:100], next=target)
     limits.succeeded(address)
