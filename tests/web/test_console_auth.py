@@ -153,3 +153,13 @@ def test_logins_sent_at_once_cannot_pass_the_limit_together():
     for t in threads:
         t.join()
     assert len(allowed) == 5 and limits.wait("10.0.0.1") > 0
+
+
+def test_the_log_names_no_password_tried(judge_and_client, caplog):
+    h, c = judge_and_client
+    with caplog.at_level("INFO", logger="judge.web.console"):
+        log_in(c, "Typed1nTheNameField", "AndAGuess99")
+        log_in(c)
+    logged = "\n".join(r.getMessage() for r in caplog.records)
+    assert "failed login from testclient" in logged and f"{MOD} logged in from testclient" in logged
+    assert "Typed1nTheNameField" not in logged and "AndAGuess99" not in logged and MOD_PASSWORD not in logged
