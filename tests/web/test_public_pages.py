@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 import subprocess
 import sys
 
@@ -114,6 +115,20 @@ def test_a_game_page_before_the_results_shows_who_is_in_never_what(harness, live
     assert "UTC" in countdown and "(passed)" in countdown  # the harness's clock is in March 2026
     assert page.query_selector("#record") is None and "Commitment to the secret seed" in page.inner_text("main")
     assert GM not in html
+
+    # A deadline ahead of the browser's clock counts down, second by second.
+    # (The harness's clock is in March 2026: the deadline is moved in the store.)
+    from datetime import datetime, timedelta, timezone
+
+    from judge.games import find_game
+
+    with h.judge.sessions.begin() as s:
+        find_game(s, "spring").deadline = datetime.now(timezone.utc) + timedelta(hours=2, minutes=30)
+    page.reload()
+    first = page.inner_text("span.countdown")
+    assert re.fullmatch(r" \(in 2h (29|30)m \d\ds\)", first), first
+    page.wait_for_timeout(1500)
+    assert page.inner_text("span.countdown") != first
 
 
 def test_a_preference_game_shows_lists_and_values_and_its_record_verifies_without_addresses(
