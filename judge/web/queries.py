@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import func, select
 from sqlalchemy.orm import Session, selectinload
 
+from judge import games
 from judge.games import active_players, find_game
 from judge.methods import UnknownMethod, method_of
 from judge.names import clean_name
@@ -54,12 +55,23 @@ def public_names(game: Game) -> dict[str, str]:
     return out
 
 
+def seats(game: Game) -> int:
+    """How many players the game takes (the shell's reading: LUI's board
+    has its own number of seats, a duplex game fewer than its powers)."""
+    try:
+        return games.seats(game)
+    except Exception:  # noqa: BLE001 - a method this judge lacks, or settings it cannot read
+        return len(game.powers or [])
+
+
 def games_list(session: Session) -> list[dict[str, Any]]:
-    """Every game: name, method, variant, state, deadline, players (active)."""
+    """Every game: name, method, variant, state, deadline (while one is
+    awaited), players (active) of the seats."""
     counts = dict(session.execute(
         select(Player.game_id, func.count()).where(Player.status == "active").group_by(Player.game_id)).all())
     return [{"name": g.name, "method": g.method, "variant": g.variant, "state": g.state,
-             "deadline": g.deadline, "players": counts.get(g.id, 0), "powers": len(g.powers or [])}
+             "deadline": g.deadline if g.state != "resolved" else None, "players": counts.get(g.id, 0),
+             "seats": seats(g)}
             for g in session.scalars(select(Game).order_by(Game.name))]
 
 
@@ -116,7 +128,7 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
     page: dict[str, Any] = {
         "name": game.name, "method": game.method, "variant": game.variant, "state": game.state,
         "deadline": game.deadline, "created_at": game.created_at, "resolved_at": game.resolved_at,
-        "players": players, "seats": len(game.powers or []), "blind": blind, "asks": asks,
+        "players": players, "seats": seats(game), "blind": blind, "asks": asks,
         "powers": [p.get("name") for p in (game.powers or []) if isinstance(p, dict)],
         "commitment": game.commitment, "results": None, "reveal": None, "record": False,
     }

@@ -43,6 +43,7 @@ def test_the_board_updates_while_the_page_is_open(harness, live_web, page):
     lui_game(h)
     page.goto(live_web.url + "/game/f8")
     page.wait_for_selector("#board")
+    assert "Players (8/8)" in page.inner_text("main")  # F8's eight seats, not the variant's seven powers
     before = board_text(page)
     assert "Lowest Unique Integer: the board at" in before and "bid 3" not in before
     img = page.wait_for_function(
