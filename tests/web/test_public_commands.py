@@ -100,3 +100,18 @@ def test_serve_web_answers_mail_at_once_while_pages_are_read(tmp_path, database_
                 t.join()
     assert set(answered) == {200} and len(answered) > 40
     assert took < 15, took  # the daemon's poll is 600 s: it was woken, and not held up by the pages
+
+
+def test_the_web_listens_on_the_loopback_8080_unless_told(tmp_path):
+    import pytest
+
+    from judge.config import ConfigError, load_config
+
+    config = load_config(None, data_dir=tmp_path)
+    assert (config.web_host, config.web_port) == ("127.0.0.1", 8080)
+    config = load_config(None, data_dir=tmp_path, overrides={"web": {"host": "0.0.0.0", "port": 9000}})
+    assert (config.web_host, config.web_port) == ("0.0.0.0", 9000)
+    with pytest.raises(ConfigError, match=r"\[web\] port"):
+        load_config(None, data_dir=tmp_path, overrides={"web": {"port": 70000}})
+    with pytest.raises(ConfigError, match=r"\[web\] unknown option"):
+        load_config(None, data_dir=tmp_path, overrides={"web": {"listen": "x"}})

@@ -184,3 +184,24 @@ def test_every_method_s_forming_game_has_a_page(harness, live_web):
         assert live_web.get(f"/game/m-{method}/live").status_code == 200
         assert live_web.get(f"/game/m-{method}/feed.atom").status_code == 200
         assert "Zed Zulu" in page.text, (method, page.text[-800:])
+
+
+def test_names_that_are_addresses_or_alike_never_show_an_address(harness, live_web):
+    h = harness
+    h.mail(GM, "CREATE ?names gmsecret random standard\nSIGNOFF")
+    h.send("bob@example.test <bob@example.test>", "SIGNON ?names pw\nSIGNOFF")
+    h.run()
+    page = live_web.get("/game/names").text
+    assert ">bob<" in page and "example.test" not in page  # the judge kept the local part as the name
+
+    # Names stored before the judge cleaned them (or by another path): the web
+    # still shows no address, and no two players under one name.
+    from types import SimpleNamespace
+
+    from judge.web.queries import public_names
+
+    game = SimpleNamespace(players=[SimpleNamespace(name=n, address=a) for n, a in [
+        ("carl@example.test", "carl@example.test"), ("Ann", "a1@example.test"), ("ann", "a2@example.test"),
+        ("", "x@example.test")]])
+    assert public_names(game) == {"carl@example.test": "player 1", "a1@example.test": "Ann",
+                                  "a2@example.test": "ann (2)", "x@example.test": "player 4"}
