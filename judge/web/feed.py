@@ -33,7 +33,9 @@ def atom(config: Config, base: str, entries: list[dict[str, Any]], game: str | N
         fg.updated(max(e["at"] for e in entries))
     for e in reversed(entries):  # feedgen lists the last added first
         fe = fg.add_entry()
-        fe.id(f"{base}/game/{e['game']}#resolution-{e['id']}")
+        # A tag URI (RFC 4151): the same id whatever host name the feed
+        # was fetched by (a proxy, a new domain).
+        fe.id(f"tag:{config.domain},{e['at']:%Y-%m-%d}:game/{e['game']}/resolution/{e['id']}")
         fe.title(f"{e['game']}: results")
         fe.link(href=f"{base}/game/{e['game']}")
         fe.updated(e["at"])

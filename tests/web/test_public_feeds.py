@@ -34,7 +34,7 @@ def test_the_feeds_list_each_result_newest_first(harness, live_web):
     assert listed[0]["link"] == live_web.url + "/game/dice" and listed[0]["updated"] > listed[1]["updated"]
     spring = listed[1]["content"]
     assert "spring (blind-auction) was resolved at" in spring and "Russia: Cat" in spring and "Seed: " in spring
-    assert "example.test" not in judge.text
+    assert "@example.test" not in judge.text
 
     (only,) = entries(live_web.get("/game/spring/feed.atom").content)
     assert only["id"] == listed[1]["id"] and only["content"] == spring

@@ -71,7 +71,7 @@ def test_the_board_updates_while_the_page_is_open(harness, live_web, page):
     page.wait_for_function("() => document.querySelector('#board pre').innerText.includes('bid 5')",
                            timeout=15000)
     html = page.content()
-    assert "example.test" not in html
+    assert "@example.test" not in html
     assert "Player 5 Smith" in board_text(page)
 
 

@@ -66,13 +66,13 @@ def test_a_resolved_blind_auction_shows_its_results_and_its_record_verifies(harn
 
     # Never an address: not in the page, not in the published record.
     html = page.content()
-    assert "@example.test" not in html and "example.test" not in html
+    assert "@example.test" not in html
     with page.expect_download() as download:
         page.click("#record")
     path = tmp_path / "resolution.json"
     download.value.save_as(path)
     data = path.read_bytes()
-    assert b"example.test" not in data
+    assert b"@example.test" not in data
     record = json.loads(data)
     assert record["result"]["seed"] == seed
     assert sorted(record["names"].values()) == sorted(NAMES)
@@ -144,9 +144,9 @@ def test_a_preference_game_shows_lists_and_values_and_its_record_verifies_withou
     h.mail(GM, "signon Mprefs gmpw\nstart")
     html = live_web.get("/game/prefs").text
     assert "Lists and values:" in html and "How it was decided:" in html
-    assert "example.test" not in html and "ENTROPY line(s)" in html
+    assert "@example.test" not in html and "ENTROPY line(s)" in html
     record = live_web.get("/game/prefs/resolution.json")
-    assert record.status_code == 200 and b"example.test" not in record.content
+    assert record.status_code == 200 and b"@example.test" not in record.content
     path = tmp_path / "resolution.json"
     path.write_bytes(record.content)
     run = subprocess.run([sys.executable, "-m", "judge", "verify", str(path)], capture_output=True, text=True)
@@ -161,9 +161,9 @@ def test_a_random_game_shows_its_draws_by_name(harness, live_web):
     page = live_web.get("/game/dice").text
     assert "Random assignment: 7 powers, 7 players" in page and "drew" in page
     assert "P3 drew" in page or "P3" in page
-    assert "example.test" not in page
+    assert "@example.test" not in page
     feed = live_web.get("/game/dice/feed.atom").text
-    assert "dice: results" in feed and "P3" in feed and "example.test" not in feed
+    assert "dice: results" in feed and "P3" in feed and "@example.test" not in feed
 
 
 def test_every_method_s_forming_game_has_a_page(harness, live_web):
@@ -180,7 +180,7 @@ def test_every_method_s_forming_game_has_a_page(harness, live_web):
     for method in METHODS:
         page = live_web.get(f"/game/m-{method}")
         assert page.status_code == 200, (method, page.text[-500:])
-        assert f"m-{method}" in listing and "example.test" not in page.text
+        assert f"m-{method}" in listing and "@example.test" not in page.text
         assert live_web.get(f"/game/m-{method}/live").status_code == 200
         assert live_web.get(f"/game/m-{method}/feed.atom").status_code == 200
         assert "Zed Zulu" in page.text, (method, page.text[-800:])
@@ -192,7 +192,7 @@ def test_names_that_are_addresses_or_alike_never_show_an_address(harness, live_w
     h.send("bob@example.test <bob@example.test>", "SIGNON ?names pw\nSIGNOFF")
     h.run()
     page = live_web.get("/game/names").text
-    assert ">bob<" in page and "example.test" not in page  # the judge kept the local part as the name
+    assert ">bob<" in page and "@example.test" not in page  # the judge kept the local part as the name
 
     # Names stored before the judge cleaned them (or by another path): the web
     # still shows no address, and no two players under one name.

@@ -58,7 +58,7 @@ def test_a_blind_game_shows_no_power_anywhere(harness, tmp_path, tp_url, page):
             secret = find_game(s, "bg").secret_seed
             seed = s.scalars(select(Resolution.seed)).one()
         for text in done.values():
-            assert "example.test" not in text  # no address either
+            assert "@example.test" not in text  # no address either
             assert secret not in text and seed not in text  # no seed, no secret: they would tell too
 
         # And in the page as the browser renders it, scripts run.
@@ -114,7 +114,7 @@ def test_hostile_names_are_text_in_the_feeds(hostile_game, live_web):
         assert content.get("type") == "text"
         for name in HOSTILE:
             assert name in content.text, name
-        assert "example.test" not in r.text
+        assert "@example.test" not in r.text
 
 
 def test_hostile_names_stay_text_when_the_live_part_is_swapped_in(harness, live_web, page):
