@@ -542,6 +542,18 @@ def compare(raw: bytes, label: str = "") -> InboundMail:
             assert new.sender_name == reference_parse(glued).sender_name, (label, new, ref)
         else:
             assert new.sender_name.replace(" ", "") == ref.sender_name.replace(" ", ""), (label, new, ref)
+    if "Message-ID header too long to decode exactly" in new.problems and new.message_id != ref.message_id:
+        # Past _MAX_REGISTRY_CHARS the new parser does not hand the header to
+        # the email library's parser (its cost grows faster than the header:
+        # a broken id thousands of characters long); it reads the raw text,
+        # and an id it cannot read there is missing: the mail gets the
+        # synthetic id of its bytes, as any mail without one (intended).
+        skip["message_id"] = "over-long Message-ID read raw (intended)"
+        extra = [p for p in new.problems if p not in ref.problems]
+        assert set(extra) <= {"Message-ID header too long to decode exactly", "no Message-ID"}, (label, new)
+        assert new.message_id == inbound.synthetic_message_id(raw) or (
+            new.message_id.startswith("<") and new.message_id.endswith(">")
+            and not any(c.isspace() for c in new.message_id)), (label, new)
     for field in FIELDS:
         if field in skip:
             continue
@@ -552,7 +564,7 @@ def compare(raw: bytes, label: str = "") -> InboundMail:
     # Problems are log text and may differ; but a clean mail stays clean, a
     # mail with problems keeps some, and no step of the new code may fail
     # (a guard catching an exception) where the old one did not.
-    assert bool(new.problems) == bool(ref.problems), (label, new.problems, ref.problems)
+    assert bool(new.problems) == bool(ref.problems) or "message_id" in skip, (label, new.problems, ref.problems)
     failures = {p for p in new.problems if p.startswith(("unreadable ", "parser failure"))}
     assert failures <= set(ref.problems), (label, new.problems, ref.problems)
     return new
