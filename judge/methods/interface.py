@@ -210,5 +210,12 @@ class Method:
         {"text": fixed-width text, "png": a function that draws its picture
         (PNG bytes; called once per change of the text) or None}, with
         players named by `names` (address -> public name, never an
-        address); None: the method shows nothing of its own."""
+        address); None: the method shows nothing of its own.
+
+        Optional keys (a method without them is shown as before):
+        "svg" instead of "png", a function that draws the picture as SVG
+        (served as image/svg+xml, shown by an <img>, so no script in it
+        runs); "sections", a list of {"id", "title", "text"}: further
+        fixed-width texts shown each under its title (the page changes when
+        any of them does). Everything is text: the web escapes it."""
         return None
