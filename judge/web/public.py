@@ -10,6 +10,7 @@ never touched).
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 from collections import OrderedDict
 from typing import Any
@@ -32,6 +33,7 @@ def routes() -> list[Route]:
         Route("/game/{name}", game, name="game"),
         Route("/game/{name}/live", live, name="live"),
         Route("/game/{name}/board.png", board_png, name="board_png"),
+        Route("/game/{name}/board.svg", board_svg, name="board_svg"),
         Route("/game/{name}/resolution.json", resolution_json, name="resolution_json"),
         Route("/game/{name}/feed.atom", game_feed, name="game_feed"),
     ]
@@ -102,24 +104,28 @@ def _live_context(request: Request, name: str) -> dict[str, Any]:
 
 def _board(request: Request, g) -> dict | None:
     """The method's live board (Method.public_board), its picture cached by
-    its version (a hash of its text): pictures are drawn once per change."""
+    its version (a hash of its texts): pictures are drawn once per change."""
     m = queries._method(g)
     if m is None or m.BLIND:
         return None
     shown = m.public_board(g, queries.public_names(g))
     if not shown:
         return None
-    version = hashlib.sha256((shown.get("text") or "").encode()).hexdigest()[:16]
-    draw = shown.get("png")
-    if draw and _PICTURES.get((g.name, version)) is None:
-        _PICTURES.put((g.name, version), draw() if callable(draw) else draw)
-    return {"text": shown.get("text"), "version": version, "png": bool(draw)}
+    sections = [{"id": str(x.get("id") or k), "title": str(x.get("title") or ""), "text": str(x.get("text") or "")}
+                for k, x in enumerate(shown.get("sections") or ())]
+    version = hashlib.sha256(json.dumps([shown.get("text") or "", sections]).encode()).hexdigest()[:16]
+    # The picture's kind is the web's word (png or svg), never the method's text.
+    kind = next((k for k in PICTURES if shown.get(k)), None)
+    if kind and _PICTURES.get((g.name, version, kind)) is None:
+        draw = shown[kind]
+        _PICTURES.put((g.name, version, kind), draw() if callable(draw) else draw)
+    return {"text": shown.get("text"), "sections": sections, "version": version, "picture": kind}
 
 
 class _Cache:
     """A few made things by key, the oldest dropped: board pictures by
-    (game, version), the page asks for the one its live part names; results
-    texts by resolution."""
+    (game, version, kind), the page asks for the one its live part names;
+    results texts by resolution."""
 
     def __init__(self, size: int = 64) -> None:
         self._items: OrderedDict = OrderedDict()
@@ -139,6 +145,8 @@ class _Cache:
 
 
 _PICTURES = _Cache()
+# The pictures a method's board may give (Method.public_board), by key.
+PICTURES = {"png": "image/png", "svg": "image/svg+xml"}
 _TEXTS = _Cache()
 
 
@@ -163,16 +171,29 @@ def live(request: Request) -> JSONResponse:
 
 
 def board_png(request: Request) -> Response:
+    return _picture(request, "png")
+
+
+def board_svg(request: Request) -> Response:
+    return _picture(request, "svg")
+
+
+def _picture(request: Request, kind: str) -> Response:
     name, version = request.path_params["name"], request.query_params.get("v", "")
-    png = _PICTURES.get((name, version))
-    if png is None:
+    picture = _PICTURES.get((name, version, kind))
+    if picture is None:
         with request.app.state.sessions() as s:
             g = _game(s, name)
             board = _board(request, g)
-        if board is None or not board["png"]:
+        if board is None or board["picture"] != kind:
             raise HTTPException(404, "no board")
-        png = _PICTURES.get((g.name, board["version"]))
-    return Response(png, media_type="image/png", headers={"Cache-Control": "max-age=3600" if version else "no-store"})
+        picture = _PICTURES.get((g.name, board["version"], kind))
+    headers = {"Cache-Control": "max-age=3600" if version else "no-store", "X-Content-Type-Options": "nosniff"}
+    if kind == "svg":
+        # Shown by an <img>, an SVG runs no script; opened by itself, it is a
+        # document of this site: this policy keeps any script or fetch in it dead.
+        headers["Content-Security-Policy"] = "default-src 'none'; style-src 'unsafe-inline'; img-src data:"
+    return Response(picture, media_type=PICTURES[kind], headers=headers)
 
 
 def resolution_json(request: Request) -> Response:

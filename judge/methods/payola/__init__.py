@@ -95,6 +95,11 @@ class Payola(Method):
 
         return list_view(game)
 
+    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
+        from judge.methods.payola.live import public_board
+
+        return public_board(game, names)
+
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "TAKEOVER":
             return f"?{game.name}: ask its GM ({game.gm_address}) to replace a player of a Payola game"

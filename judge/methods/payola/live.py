@@ -27,7 +27,7 @@ from __future__ import annotations
 import hashlib
 from datetime import datetime, timedelta
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from judge import audit
 from judge.methods.payola import commands as cmd
@@ -505,6 +505,49 @@ def list_view(game: Game) -> dict | None:
     shown = {power: names.get(address.casefold(), address) for power, address in players.items()}
     return {"board": _render("payola/position.txt.j2", phase=pg.phase(state), centres=pg.centres(state),
                              units=pg.units(state), players=shown, over=pg.is_over(state)).rstrip()}
+
+
+@cache
+def public_words():
+    """templates/payola/public.j2: the parts of the public web page."""
+    from judge.templating import environment
+
+    return environment().get_template("payola/public.j2").module
+
+
+def _p(name: str, **kw: Any) -> str:
+    return str(getattr(public_words(), name)(**kw)).strip("\n")
+
+
+def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
+    """The game's public web page (Method.public_board): what an observer's
+    results mail shows (the phase, the position, the last phase's orders
+    with their results, the map), never an offer sheet, a balance or a
+    ledger line while the game runs (rules 2: the accounts are private).
+    When the game is over every power's ledger is published, as DPjudge
+    opens its ledgers to all once a game is COMPLETED (pages/Read), with
+    the winner and the revealed secret the last results mailed to all."""
+    if game.method_state is None:
+        return None  # forming: no board yet
+    state, players = load(game)
+    shown = {power: names.get(a, names.get(a.casefold(), "?")) for power, a in players.items()}
+    over = pg.is_over(state)
+    phase = pg.phase(state)
+    sections = [{"id": "position", "title": _p("position_title", phase=phase, over=over),
+                 "text": _p("position", phase=phase, kind=pg.phase_type(state), over=over,
+                            centres=pg.centres(state), units=pg.units(state), players=shown)}]
+    if state.reports:
+        last = state.reports[-1]
+        sections.append({"id": "orders", "title": _p("orders_title", report=last), "text": _p("orders", report=last)})
+    if over:
+        sections.append({"id": "end", "title": "The end",
+                         "text": _p("the_end", winner=_winner(state), centres=pg.centres(state),
+                                    secret=game.secret_seed if game.state == "resolved" else None,
+                                    commitment=game.commitment)})
+        sections.append({"id": "ledgers", "title": "Every power's ledger",
+                         "text": _p("ledgers", ledger=state.ledger, players=shown)})
+    # The map only when asked: the page polls the texts every few seconds.
+    return {"text": None, "sections": sections, "svg": lambda: _picture(state)}
 
 
 def standing_line(game: Game, player: Any) -> str:
