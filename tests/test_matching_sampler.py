@@ -58,37 +58,47 @@ def test_bernoulli_is_exact():
     assert abs(hits - 10000 / 3) < 200
 
 
-@pytest.mark.parametrize("tail", [0, 12])
-def test_uniform_on_derangements_and_a_sparse_cycle(monkeypatch, tail):
+@pytest.mark.parametrize("tail, lines, group", [(0, 0, 6), (12, 12, 6), (0, 12, 6), (0, 2, 2)])
+def test_uniform_on_derangements_and_a_sparse_cycle(monkeypatch, tail, lines, group):
+    """Every step a bounded proposal (tail 0, no exact lines), as the solver
+    runs (the tail and the exact lines cover a small block), the frontier's
+    nodes drawing all their lines exactly, and a few lines exactly, the
+    rest by steps."""
     monkeypatch.setattr(ms, "TAIL", tail)
+    monkeypatch.setattr(ms, "EXACT_LINES", lines)
+    monkeypatch.setattr(ms, "EXACT_GROUP", group)
+    monkeypatch.setattr(ms, "ESTIMATE_ACCEPTS", 1)  # the draw alone
     derange = np.ones((5, 5), dtype=np.uint8)
     np.fill_diagonal(derange, 0)
     cycle = np.array([[1, 1, 0, 0, 1, 0], [1, 1, 1, 0, 0, 0], [0, 1, 1, 1, 0, 0],
                       [0, 0, 1, 1, 1, 0], [0, 0, 0, 1, 1, 1], [1, 0, 0, 0, 1, 1]], dtype=np.uint8)
     for a, draws in ((derange, 1760), (cycle, 1440)):
         every = matchings(a.tolist())
-        counts = Counter(ms.sample(a, (k, tail), 10**9).match for k in range(draws))
+        counts = Counter(ms.sample(a, (k, tail + 100 * lines + 1000 * group), 10**9).match for k in range(draws))
         assert set(counts) == every
         assert chisquare([counts[m] for m in sorted(every)]).pvalue > 0.001
 
 
 def test_compiled_loop_is_the_python_loop_bit_for_bit(monkeypatch):
-    """The compiled frontier builder, path writer and trial loop against the
-    Python ones, phases and all (small frontiers, so that the Python loop
-    runs them in a moment)."""
+    """The compiled frontier builder, path writer, node bounds and trial
+    loop against the Python ones, phases and all (small frontiers, so that
+    the Python loop runs them in a moment), on blocks from sparse (the
+    exact lines at work) to dense."""
     pytest.importorskip("numba")
     from judge.methods import matching_kernel as mk
 
     monkeypatch.setattr(ms, "FRONTIER_FIRST", 8)
+    monkeypatch.setattr(ms, "FRONTIER_EXACT", 8)
     monkeypatch.setattr(ms, "FRONTIER", 128)
     monkeypatch.setattr(ms, "PHASE_TRIALS", 1)
     rnd = np.random.default_rng(12)
     for case in range(12):
         n = int(rnd.integers(12, 22))
-        a = (rnd.random((n, n)) < rnd.uniform(0.15, 0.8)).astype(np.uint8)
+        a = (rnd.random((n, n)) < rnd.uniform(0.1, 0.8)).astype(np.uint8)
         a[np.arange(n), rnd.permutation(n)] = 1
         out = []
-        for run in ((ms._frontier, ms._paths, ms._trials), (mk.frontier, mk.paths, mk.trials)):
+        for run in ((ms._frontier, ms._paths, ms._node_bounds, ms._trials),
+                    (mk.frontier, mk.paths, mk.node_bounds, mk.trials)):
             monkeypatch.setattr(ms, "_runner", lambda m, run=run: run)
             out.append(ms.sample(a, (case, 99), 10**9))
         assert out[0] == out[1]
@@ -112,7 +122,7 @@ def _frontier(a, size):
     m = a.shape[0]
     G, F = ms._tables(m)
     return ms._frontier_of(a, G, F, ms._adjacency(a), a.sum(axis=1).astype(np.int64),
-                           a.sum(axis=0).astype(np.int64), size, 10**12, ms._frontier, ms._paths)
+                           a.sum(axis=0).astype(np.int64), size, 10**12, (ms._frontier, ms._paths, ms._node_bounds))
 
 
 @pytest.mark.parametrize("tail", [0, 3])
@@ -142,18 +152,67 @@ def test_the_frontier_splits_the_matchings_and_bounds_them(monkeypatch, tail):
                 sub[i, :] = 0
                 sub[:, j] = 0
                 sub[i, j] = 1
-            bound_t = min(fr.lR[t], fr.lC[t]) if len(paths) > 1 else fr.total
-            if n - len(path) <= tail and len(paths) > 1:
-                bound_t = _per(sub.tolist())  # counted exactly there
-            assert owners[t] == _per(sub.tolist()) <= bound_t * (1 + 1e-12)
+            assert owners[t] == _per(sub.tolist()) <= fr.lb[t] * (1 + 1e-12)
+            if n - len(path) <= tail and len(path) > 0:
+                assert fr.lb[t] == owners[t]  # counted exactly there
         assert len(every) <= fr.total * (1 + 1e-12) and fr.total <= ms.bound(a) * (1 + 1e-12)
 
 
+def _c_form(b) -> float:
+    """C of a 0-1 table (the product of g over its column sums; 0 with an
+    empty column; 1 when it has no column)."""
+    G, _ = ms._tables(max(len(b), 1))
+    cs = np.asarray(b, dtype=np.int64).reshape(len(b), -1).sum(axis=0) if len(b) else np.zeros(0, np.int64)
+    return 0.0 if (cs == 0).any() else float(np.prod([G[c] for c in cs]))
+
+
+def test_the_exact_lines_bound_is_the_sum_over_their_matchings():
+    """_exact_part's V, by brute force: the sum, over the ways of matching
+    the lines S it chose, of C of what is left (rows exact; the columns'
+    form on the transposed table), never below the count; S holds at most
+    EXACT_LINES lines of at most EXACT_DEGREE ones, in groups of at most
+    EXACT_GROUP lines."""
+    rnd = np.random.default_rng(3)
+    checked = 0
+    for _ in range(150):
+        n = int(rnd.integers(3, 9))
+        a = (rnd.random((n, n)) < rnd.uniform(0.2, 0.7)).astype(np.uint8)
+        a[np.arange(n), rnd.permutation(n)] = 1
+        G, _ = ms._tables(n)
+        k_max, group, degree = int(rnd.integers(1, 6)), int(rnd.integers(1, 5)), int(rnd.integers(1, 5))
+        for form in (1, 2):
+            b = a if form == 1 else a.T.copy()
+            rp, rx, cp, cx = ms._adjacency(a)
+            xi = np.zeros((14, n + degree + 2), np.int64)
+            tab = np.zeros((2 * n + 2) << group, np.float64)
+            ones = np.ones(n, np.bool_)
+            v, nc, _ = ms._exact_form(form, rp, rx, cp, cx, ones, ones.copy(), a.sum(axis=1).astype(np.int64),
+                                      a.sum(axis=0).astype(np.int64), G, k_max, group, degree, n, xi, tab)
+            if v < 0:
+                assert not any(b[i].sum() <= degree for i in range(n))
+                continue
+            S = sorted(int(x) for x in xi[8][:xi[9][nc]])
+            assert 0 < len(S) <= k_max and all(b[i].sum() <= degree for i in S)
+            assert all(xi[9][c + 1] - xi[9][c] <= group for c in range(nc))
+            rest = [i for i in range(n) if i not in S]
+            want = 0.0
+            for cols in itertools.permutations(range(n), len(S)):
+                if all(b[i, j] for i, j in zip(S, cols)):
+                    left = [j for j in range(n) if j not in cols]
+                    want += _c_form(b[np.ix_(rest, left)]) if rest else 1.0
+            assert v == pytest.approx(want, rel=1e-12, abs=0)
+            assert _per(b.tolist()) <= v * (1 + 1e-12)
+            checked += 1
+    assert checked > 100
+
+
 def test_phases_draw_uniformly(monkeypatch):
-    """Draws that end in any phase (a frontier of 2, then 8, then 32 live
-    nodes, each phase given almost no work) are uniform all together."""
+    """Draws that end in any phase (a frontier of 2 live nodes bounded by U,
+    then 2 and 8 with an exact line, each phase given almost no work) are
+    uniform all together."""
     monkeypatch.setattr(ms, "TAIL", 0)
-    monkeypatch.setattr(ms, "frontier_sizes", lambda m: [2, 8, 32])
+    monkeypatch.setattr(ms, "EXACT_LINES", 1)  # else the bound is nearly exact: the first exact phase accepts
+    monkeypatch.setattr(ms, "phases", lambda m: [(2, False), (2, True), (8, True)])
     monkeypatch.setattr(ms, "PHASE_TRIALS", 1)
     cycle = np.array([[1, 1, 0, 0, 1, 0], [1, 1, 1, 0, 0, 0], [0, 1, 1, 1, 0, 0],
                       [0, 0, 1, 1, 1, 0], [0, 0, 0, 1, 1, 1], [1, 0, 0, 0, 1, 1]], dtype=np.uint8)
@@ -162,7 +221,7 @@ def test_phases_draw_uniformly(monkeypatch):
     counts = Counter(s.match for s in drawn)
     assert set(counts) == every
     assert chisquare([counts[m] for m in sorted(every)]).pvalue > 0.001
-    assert len({s.frontier for s in drawn}) >= 2  # draws were accepted in more than one phase
+    assert {s.phase for s in drawn} == {0, 1, 2}  # draws were accepted in every phase
 
 
 def test_a_sparse_block_at_50_reports_the_frontiers_bound():

@@ -1,5 +1,5 @@
-"""The sampler's frontier builder and trial loop (judge/methods/
-matching_sampler.py, `_frontier` and `_trials`),
+"""The sampler's frontier builder, node bounds and trial loop (judge/methods/
+matching_sampler.py, `_frontier`, `_node_bounds` and `_trials`),
 compiled with numba: the same source, so the same result bit for bit (IEEE
 doubles, no fast-math; tests/test_matching_sampler.py checks it), some 100x
 faster. Loaded only for blocks of matching_sampler.COMPILED_FROM rows or
@@ -15,12 +15,13 @@ from judge.methods import matching_sampler
 # calls by their global names, helpers first.
 _compiled: dict = {}
 # The small helpers of the inner loops are inlined into their callers.
-_SMALL = {"_child", "_fix", "_line", "_reset", "_heap_better"}
-for _name in ("_child", "_fix", "_line", "_reset", "_heap_better", "_tail_per", "_tail_draw", "_node_state",
-              "_frontier", "_paths", "_trials"):
+_SMALL = {"_child", "_fix", "_line", "_reset", "_heap_better", "_find"}
+for _name in ("_child", "_fix", "_line", "_reset", "_heap_better", "_find", "_tail_per", "_tail_draw", "_node_state",
+              "_frontier", "_paths", "_exact_part", "_exact_draw", "_exact_form", "_node_bounds", "_trials"):
     _source = getattr(matching_sampler, _name)
     _compiled[_name] = njit(cache=True, error_model="numpy", inline="always" if _name in _SMALL else "never")(
         type(_source)(_source.__code__, {**_source.__globals__, **_compiled}, _source.__name__))
 frontier = _compiled["_frontier"]
 paths = _compiled["_paths"]
+node_bounds = _compiled["_node_bounds"]
 trials = _compiled["_trials"]

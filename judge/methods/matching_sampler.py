@@ -32,25 +32,41 @@ exactly one node's path) and each bounds its own, so their sum B bounds
 per(block); B <= U(block), and in practice far below it where the slack
 is (dead ends, uneven lines): 90-140x at 50 sparse rows.
 
-Trial. Draw a live node with probability about U(node)/B, then from it:
-along the chosen line (the column, or row, with the fewest ones, lowest
-number first; a column when R <= C), move to child e with probability
-about U(child)/U(current), or reject the trial with what is left. A trial
-that completes a matching M has been proposed with probability q(M) =
-product of the step probabilities, which telescopes to about 1/B. It is
-then accepted with probability c / q(M), c = (1 - 2**-20) / B, computed
-exactly (big integers, or on its first word in floating point when that
-word is surely apart from c / q(M)): every matching comes out of a trial
-with probability q(M) * c / q(M) = c exactly, the same for all, so the
-first accepted trial is uniform. Floating point only decides the step
-probabilities, which are exact dyadic numbers (integer widths over 2**62
-or 2**124); its errors are paid for by the margin 2**-20 and checked on
-every accepted matching (c / q(M) > 1 raises, never biases).
+Exact lines. Most of U's slack on sparse blocks lies in the sparse lines
+(a row of 2 ones counts g(2) = 1.5 ways, where its choice is often forced):
+a node's bound may instead count a set S of its sparsest rows exactly,
+V = sum over the ways mu of matching S of C(the rest without mu's columns),
+at least the node's count since each C bounds its part; C of the rest is a
+product over the columns, so V is that product times a weighted count of
+S's matchings, a DP over the columns per group of S's rows that share
+columns (_exact_part); likewise with columns exact and R. A node's bound is
+the least of U and these two (_node_bounds); a node whose bound is 0 has no
+perfect matching and is dropped. At 49 sparse rows the frontier's sum
+falls some 60 times.
+
+Trial. Draw a live node with probability about bound(node)/B, then from it:
+if its bound counts lines exactly, draw how they are matched with
+probability about C(rest)/V (the DP, backwards: _exact_draw), and measure
+the next step against C(rest) (its children's U sum to at most U(rest) <=
+C(rest)); then along the chosen line (the column, or row, with the fewest
+ones, lowest number first; a column when R <= C), move to child e with
+probability about U(child)/U(current), or reject the trial with what is
+left. A trial that completes a matching M has been proposed with
+probability q(M) = product of the step probabilities, which telescopes to
+about 1/B. It is then accepted with probability c / q(M), c = (1 - 2**-20)
+/ B, computed exactly (big integers, or on its first word in floating
+point when that word is surely apart from c / q(M)): every matching comes
+out of a trial with probability q(M) * c / q(M) = c exactly, the same for
+all, so the first accepted trial is uniform. Floating point only decides
+the step probabilities, which are exact dyadic numbers (integer widths
+over 2**62 or 2**124); its errors are paid for by the margin 2**-20 and
+checked on every accepted matching (c / q(M) > 1 raises, never biases).
 
 Phases. A bigger frontier costs more to build and saves trials: the sampler
-builds one of FRONTIER_FIRST live nodes, runs trials for PHASE_TRIALS times
-its work, and while none is accepted builds one four times larger (up to
-FRONTIER) and goes on with new words. Whether a phase runs depends only on
+builds one of FRONTIER_FIRST live nodes bounded by U alone (most blocks need
+few trials), runs trials for PHASE_TRIALS times its work, and while none is
+accepted builds one of FRONTIER_EXACT nodes with exact lines, then four
+times larger each phase (up to FRONTIER), going on with new words. Whether a phase runs depends only on
 earlier rejections, never on the matching a trial would give, so the
 first accepted trial of any phase is uniform.
 
@@ -62,10 +78,11 @@ counter (k div 4 + 1, 0, 0, 0). A step whose smallest weight is at least
 2**-30 uses one word, else two (124 bits); the acceptance of a completed
 trial compares its probability with the next words, 62 bits at a time.
 
-The frontier builder and the trial loop are plain Python on numpy arrays
-(`_frontier`, `_trials`), compiled with numba for blocks of COMPILED_FROM
-rows or more (judge/methods/matching_kernel.py); both give the same result,
-bit for bit (test).
+The frontier builder, the node bounds and the trial loop are plain Python
+on numpy arrays (`_frontier`, `_node_bounds`, `_trials`), compiled with
+numba for blocks of COMPILED_FROM rows or more
+(judge/methods/matching_kernel.py); both give the same result, bit for bit
+(test).
 
 Pure: no I/O, no clock; the work is bounded by a count of operations, never
 by time.
@@ -102,11 +119,21 @@ ESTIMATE_ACCEPTS = 32
 # frontier"): its bound, the sum of theirs, sets the number of trials. The
 # first phase's frontier, the largest, and the Python loop's (small blocks).
 FRONTIER_FIRST = 1 << 14
+FRONTIER_EXACT = 1 << 12  # the first phase with exact lines (below)
 FRONTIER = 1 << 16
 FRONTIER_SMALL = 16
 # A phase runs trials for up to this many times its frontier's work before
 # the next phase builds a frontier four times larger.
 PHASE_TRIALS = 4
+# The bound at a frontier node may be exact in some of its sparsest lines
+# (docs/preference.md, "The bound at a frontier node"): at most EXACT_LINES
+# lines of at most EXACT_DEGREE ones each, in groups (lines linked by a shared
+# line of the other side) of at most EXACT_GROUP lines, whose DP costs
+# 2**EXACT_GROUP states a line. On sparse blocks the bound's slack is in those
+# lines: at 49 sparse rows the frontier's sum falls 50-60 times.
+EXACT_LINES = 12
+EXACT_GROUP = 6
+EXACT_DEGREE = 4
 
 __all__ = ["Sampled", "TooHard", "bound", "sample"]
 
@@ -130,6 +157,7 @@ class Sampled:
     words: int  # sampler words used up to the accepted one
     work: int  # operation count, up to the accepted one
     frontier: int = 1  # live nodes of the frontier the trials started from
+    phase: int = 0  # the phase (phases()) whose trial was accepted
 
 
 # --------------------------------------------------------------------------
@@ -457,8 +485,297 @@ def _frontier(a, G, F, rp, rx, cp, cx, rsum0, csum0, tail, K, work_limit, par, f
     return n, work
 
 
+def _find(uf, x):
+    """The root of x's group (union-find, no path compression: groups stay
+    small)."""
+    while uf[x] != x:
+        x = uf[x]
+    return x
+
+
+def _exact_part(lp, lx, la, lsum, oa, osum, G, k_max, group, degree, m, xi, tab):
+    """The exact-lines bound of the current state (docs/preference.md, "The
+    bound at a frontier node"), for one side: the lines are rows (lp, lx,
+    la, lsum = rp, rx, ra, rsum; the other side columns) or columns. S is
+    the set of at most k_max active lines with at most `degree` ones, taken
+    fewest ones first (lowest number on ties), a line left out when it would
+    make its group (lines linked by a shared other-side line) pass `group`
+    lines. The bound is
+        V = sum over the ways mu of matching S of C(rest without mu's lines)
+          = prod over other-side lines x left with cnt[x] > 0 of G[cnt[x]]
+            * prod over the groups of F_group,
+    cnt[x] being x's ones outside S, F_group a weighted count of the group's
+    matchings (each other-side line x it takes weighs 1 / G[cnt[x]], or 1
+    when cnt[x] == 0: then x must be taken), by a DP over the group's
+    other-side lines, lowest number first (state: the group's lines matched
+    so far). The DP's tables stay in tab, and their layout in xi, for
+    _exact_draw. Returns (V, groups, work); V < 0: no line qualifies;
+    V == 0: no perfect matching."""
+    sel, uf, usz, own, comp, rts, cnt, xat = xi[0], xi[1], xi[2], xi[3], xi[4], xi[5], xi[6], xi[7]
+    cl, clp, cj, cjp, adjm, toff = xi[8], xi[9], xi[10], xi[11], xi[12], xi[13]
+    # the candidates, fewest ones first, lowest number on ties (a counting sort)
+    for d in range(degree + 2):
+        rts[d] = 0
+    for i in range(m):
+        own[i] = -1
+        if la[i] and lsum[i] <= degree:
+            rts[lsum[i] + 1] += 1
+    for d in range(1, degree + 2):
+        rts[d] += rts[d - 1]
+    nq = rts[degree + 1]
+    for i in range(m):
+        if la[i] and lsum[i] <= degree:
+            xat[rts[lsum[i]]] = i
+            rts[lsum[i]] += 1
+    work = 2 * m
+    ns = 0
+    for q in range(nq):
+        if ns >= k_max:
+            break
+        i = xat[q]
+        uf[i] = i
+        tot = 1
+        nr = 0
+        for t in range(lp[i], lp[i + 1]):  # the groups it would join
+            x = lx[t]
+            if oa[x] and own[x] >= 0:
+                r = _find(uf, own[x])
+                new = True
+                for z in range(nr):
+                    if rts[z] == r:
+                        new = False
+                if new:
+                    rts[nr] = r
+                    nr += 1
+                    tot += usz[r]
+        work += lp[i + 1] - lp[i]
+        if tot > group:
+            continue
+        sel[ns] = i
+        ns += 1
+        usz[i] = tot
+        for z in range(nr):
+            uf[rts[z]] = i
+        for t in range(lp[i], lp[i + 1]):
+            x = lx[t]
+            if oa[x] and own[x] < 0:
+                own[x] = i
+    if ns == 0:
+        return -1.0, 0, work
+    for x in range(m):
+        if oa[x]:
+            cnt[x] = osum[x]
+    for s in range(ns):
+        i = sel[s]
+        for t in range(lp[i], lp[i + 1]):
+            if oa[lx[t]]:
+                cnt[lx[t]] -= 1
+    V = 1.0
+    for x in range(m):
+        if oa[x] and cnt[x] > 0:
+            V *= G[cnt[x]]
+    # groups: numbered in the order of their first line in S; each group's
+    # lines in selection order, its other-side lines lowest number first
+    nc = 0
+    for s in range(ns):
+        r = _find(uf, sel[s])
+        if usz[r] > 0:  # a root not numbered yet: usz[r] becomes -(group + 1)
+            usz[r] = -(nc + 1)
+            nc += 1
+        comp[s] = -usz[r] - 1
+    for c in range(nc + 1):
+        clp[c] = 0
+        cjp[c] = 0
+    for s in range(ns):
+        clp[comp[s] + 1] += 1
+    for x in range(m):
+        if oa[x] and own[x] >= 0:
+            cjp[-usz[_find(uf, own[x])]] += 1
+    for c in range(nc):
+        clp[c + 1] += clp[c]
+        cjp[c + 1] += cjp[c]
+    for s in range(ns):
+        c = comp[s]
+        cl[clp[c]] = sel[s]
+        clp[c] += 1
+    for x in range(m):
+        if oa[x] and own[x] >= 0:
+            c = -usz[_find(uf, own[x])] - 1
+            cj[cjp[c]] = x
+            adjm[cjp[c]] = 0
+            cjp[c] += 1
+    for c in range(nc, 0, -1):  # the counting sort moved each start to the next group's
+        clp[c] = clp[c - 1]
+        cjp[c] = cjp[c - 1]
+    clp[0] = 0
+    cjp[0] = 0
+    for c in range(nc):
+        for u in range(cjp[c], cjp[c + 1]):
+            comp[cj[u]] = u  # other-side line -> its place
+        for p in range(clp[c], clp[c + 1]):
+            i = cl[p]
+            for t in range(lp[i], lp[i + 1]):
+                if oa[lx[t]]:
+                    adjm[comp[lx[t]]] |= 1 << (p - clp[c])
+    off = 0
+    for c in range(nc):
+        size = 1 << (clp[c + 1] - clp[c])
+        toff[c] = off
+        for s in range(size):
+            tab[off + s] = 0.0
+        tab[off] = 1.0
+        for u in range(cjp[c + 1] - cjp[c]):
+            x = cj[cjp[c] + u]
+            am = adjm[cjp[c] + u]
+            free = cnt[x] > 0
+            w = 1.0 / G[cnt[x]] if free else 1.0
+            base = off + u * size
+            for s in range(size):
+                b = s & am
+                acc = 0.0
+                while b:
+                    low = b & -b
+                    acc += tab[base + (s ^ low)]
+                    b ^= low
+                    work += 1
+                tab[base + size + s] = (tab[base + s] if free else 0.0) + acc * w
+            work += size
+        off += (cjp[c + 1] - cjp[c] + 1) * size
+        V *= tab[off - 1]  # the last table's full state: F of the group
+    toff[nc] = off
+    return V, nc, work
+
+
+def _exact_draw(G, xi, tab, nc, words, pos, whi, wlo, wn, st, pairs, wts):
+    """Draw the ways S is matched (the tables of _exact_part): each group's
+    other-side lines from the last, each either left to the rest (weight
+    f[u][s] / f[u + 1][s], when it may be) or taken by a line t of the
+    state s (f[u][s - t] * w / f[u + 1][s]); a choice with one possible
+    option takes no word (its factor is 1), the others are steps as in
+    _trials (widths recorded from whi[st] on). pairs[k] = (exact line,
+    other-side line) for k < the count returned. Returns (pos, st, count):
+    pos -1: the words ran out; -2: the draw fell in a step's rejected rest;
+    -3: a weight below TWO_WORDS_FROM."""
+    cnt, cl, clp, cj, cjp, adjm, toff = xi[6], xi[8], xi[9], xi[10], xi[11], xi[12], xi[13]
+    n_words = words.shape[0]
+    npairs = 0
+    for c in range(nc):
+        kc = clp[c + 1] - clp[c]
+        size = 1 << kc
+        s = size - 1
+        for u in range(cjp[c + 1] - cjp[c] - 1, -1, -1):
+            x = cj[cjp[c] + u]
+            am = adjm[cjp[c] + u]
+            free = cnt[x] > 0
+            w = 1.0 / G[cnt[x]] if free else 1.0
+            base = toff[c] + u * size
+            cur = tab[base + size + s]
+            nopt = 0
+            wmin = 2.0
+            only = -1
+            for o in range(kc + 1):  # option 0: x left; option t + 1: line t takes x
+                if o == 0:
+                    v = tab[base + s] / cur if free else 0.0
+                elif (s & am) >> (o - 1) & 1:
+                    v = tab[base + (s ^ (1 << (o - 1)))] * w / cur
+                else:
+                    v = 0.0
+                wts[o] = v
+                if v > 0.0:
+                    nopt += 1
+                    only = o
+                    if v < wmin:
+                        wmin = v
+            if nopt == 0:  # pragma: no cover - a reached state has a way on
+                return -2, st, npairs
+            chosen = only
+            if nopt > 1:
+                if wmin < TWO_WORDS_FROM:
+                    return -3, st, npairs
+                nw = 1 if wmin >= ONE_WORD_FROM else 2
+                if pos + nw > n_words:
+                    return -1, st, npairs
+                xh = words[pos]
+                xl = words[pos + 1] if nw == 2 else 0
+                pos += nw
+                chosen = -1
+                ch = 0
+                cl_ = 0
+                hi = 0
+                lo = 0
+                for o in range(kc + 1):
+                    v = wts[o]
+                    if v <= 0.0:
+                        continue
+                    y = v * SHRINK * TWO62
+                    hi = int(y)
+                    lo = int((y - hi) * TWO62) if nw == 2 else 0
+                    ch += hi
+                    cl_ += lo
+                    if cl_ >= 4611686018427387904:  # 2**62: carry
+                        cl_ -= 4611686018427387904
+                        ch += 1
+                    if xh < ch or (xh == ch and xl < cl_):
+                        chosen = o
+                        break
+                if chosen < 0:
+                    return -2, st, npairs
+                whi[st] = hi
+                wlo[st] = lo
+                wn[st] = nw
+                st += 1
+            if chosen > 0:
+                pairs[npairs, 0] = cl[clp[c] + chosen - 1]
+                pairs[npairs, 1] = x
+                npairs += 1
+                s ^= 1 << (chosen - 1)
+    return pos, st, npairs
+
+
+def _exact_form(form, rp, rx, cp, cx, ra, ca, rsum, csum, G, xk, xg, xd, m, xi, tab):
+    """_exact_part with rows exact (form 1: the rest bounded by C) or
+    columns exact (form 2: by R)."""
+    if form == 1:
+        return _exact_part(rp, rx, ra, rsum, ca, csum, G, xk, xg, xd, m, xi, tab)
+    return _exact_part(cp, cx, ca, csum, ra, rsum, G, xk, xg, xd, m, xi, tab)
+
+
+def _node_bounds(G, rp, rx, cp, cx, rsum0, csum0, tail, ptr, pi, pj, lU, xk, xg, xd, lb, lform, ra, ca, rsum, csum,
+                 match, xi, tab):
+    """Each live node's bound (docs/preference.md, "The bound at a frontier
+    node"): the least of U (lU, form 0), the rows-exact bound (form 1) and
+    the columns-exact bound (form 2), ties to the lower form; U alone where
+    the node is counted exactly (the tail) or no line qualifies. Returns
+    the work."""
+    m = rsum0.shape[0]
+    work = 0
+    fewest = m  # a line loses at most one one per pair fixed: below the node's depth, none qualifies
+    for x in range(m):
+        if rsum0[x] < fewest:
+            fewest = rsum0[x]
+        if csum0[x] < fewest:
+            fewest = csum0[x]
+    for t in range(lU.shape[0]):
+        lb[t] = lU[t]
+        lform[t] = 0
+        depth = ptr[t + 1] - ptr[t]
+        if m - depth <= tail or xk == 0 or fewest - depth > xd:
+            continue
+        _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
+        for p in range(ptr[t], ptr[t + 1]):
+            _fix(pi[p], pj[p], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+        work += 2 * m
+        for form in range(1, 3):
+            V, nc, wk = _exact_form(form, rp, rx, cp, cx, ra, ca, rsum, csum, G, xk, xg, xd, m, xi, tab)
+            work += wk
+            if V >= 0.0 and V < lb[t]:
+                lb[t] = V
+                lform[t] = form
+    return work
+
+
 def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn, tail, tailper,
-            rsum0, csum0, ptr, pi, pj, lR, lC, lhi, llo, lch, lcl, fnw, log2c):
+            rsum0, csum0, ptr, pi, pj, lR, lC, lform, lhi, llo, lch, lcl, fnw, log2c, xk, xg, xd):
     """Trials from words[pos] on, until one completes, the words run out or
     work_limit is reached. Returns (status, pos, rejected, work, steps):
     0: a trial completed and was accepted: match[row] = column; step s
@@ -476,11 +793,15 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
     fnw words against the cumulative widths lch, lcl of the live nodes
     (their own widths lhi, llo: step 0; their paths from the root: _paths;
     their R and C: lR, lC); with one live node (the root) no word is
-    drawn. Each step then moves along the node's line to
-    child e with probability about U(e) / U(node), R and C carried from
-    node to child. With at most `tail` rows left, a trial finishes exactly:
-    the rest is counted (tailper[0]) and drawn uniformly; one row before,
-    each child's weight is its exact count over U (docs/preference.md)."""
+    drawn. A node whose bound is exact in some lines (lform 1 or 2:
+    _node_bounds) draws how those lines are matched first (_exact_draw),
+    then goes on from what is left, its first step measured against the
+    rest's bound (C for form 1, R for form 2), which the draw's factors
+    telescope to. Each step then moves along the node's line to child e
+    with probability about U(e) / U(node), R and C carried from node to
+    child. With at most `tail` rows left, a trial finishes exactly: the
+    rest is counted (tailper[0]) and drawn uniformly; one row before, each
+    child's weight is its exact count over U (docs/preference.md)."""
     m = a.shape[0]
     n_words = words.shape[0]
     n_live = lR.shape[0]
@@ -488,13 +809,16 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
     csum = np.zeros(m, np.int64)
     ra = np.zeros(m, np.bool_)
     ca = np.zeros(m, np.bool_)
-    cand = np.zeros(m, np.int64)
-    wts = np.zeros(m, np.float64)
+    cand = np.zeros(m + 1, np.int64)
+    wts = np.zeros(m + 1, np.float64)
     kr = np.zeros(m, np.float64)
     kc = np.zeros(m, np.float64)
     f = np.zeros(1 << tail, np.int64)
     rows = np.zeros(m, np.int64)
     cols = np.zeros(m, np.int64)
+    xi = np.zeros((14, m + xd + 2), np.int64)
+    tab = np.zeros((2 * m + 2) << xg, np.float64)
+    pairs = np.zeros((m, 2), np.int64)
     rejected = 0
     work = 0
     while True:
@@ -502,7 +826,7 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
             return 2, pos, rejected, work, 0
         start = pos
         leaf = 0
-        s0 = 0
+        st = 0
         work += 1
         if n_live > 1:  # the frontier's node: the first step
             if pos + fnw > n_words:
@@ -525,7 +849,7 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
             whi[0] = lhi[lo_t]
             wlo[0] = llo[lo_t]
             wn[0] = fnw
-            s0 = 1
+            st = 1
         _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
         for t in range(ptr[leaf], ptr[leaf + 1]):
             _fix(pi[t], pj[t], match, ra, ca, rsum, csum, rp, rx, cp, cx)
@@ -533,21 +857,50 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
         work += m * 2
         R = lR[leaf]
         C = lC[leaf]
+        U = R if R <= C else C
+        form = lform[leaf]
+        if form > 0:  # the node's exact lines first
+            _, nc, wk = _exact_form(form, rp, rx, cp, cx, ra, ca, rsum, csum, G, xk, xg, xd, m, xi, tab)
+            work += wk
+            at, st, npairs = _exact_draw(G, xi, tab, nc, words, pos, whi, wlo, wn, st, pairs, wts)
+            if at == -1:
+                return 1, start, rejected, work, 0
+            if at == -3:
+                return 3, start, rejected, work, 0
+            if at == -2:
+                rejected += 1
+                continue
+            pos = at
+            for p in range(npairs):
+                if form == 1:
+                    _fix(pairs[p, 0], pairs[p, 1], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+                else:
+                    _fix(pairs[p, 1], pairs[p, 0], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+            depth += npairs
+            R = 1.0
+            C = 1.0
+            for x in range(m):
+                if ra[x]:
+                    R *= G[rsum[x]]
+                if ca[x]:
+                    C *= G[csum[x]]
+            work += 2 * m
+            U = C if form == 1 else R  # what the draw's factors telescope to
         dead = False
         tailper[0] = 1
-        steps = s0 + m - depth
         for step in range(depth, m):
             if m - step <= tail:  # the exact tail: count the rest, draw it uniformly
                 per, k = _tail_per(a, ra, ca, -1, -1, m, f, rows, cols)
                 work += (1 << k) * k
+                if per == 0:  # only after a node's exact lines: what they left has no perfect matching
+                    dead = True
+                    break
                 tailper[0] = per
                 pos = _tail_draw(a, f, rows, cols, k, match, words, pos)
                 if pos < 0:
                     return 1, start, rejected, work, 0
-                steps = s0 + step - depth
                 break
             by_column = R <= C
-            U = R if by_column else C
             line = _line(rsum, csum, ra, ca, by_column, m)
             work += m
             nc = 0
@@ -613,19 +966,22 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
             if chosen < 0:  # the draw fell in the rejected rest
                 dead = True
                 break
-            whi[s0 + step - depth] = hi
-            wlo[s0 + step - depth] = lo
-            wn[s0 + step - depth] = nw
+            whi[st] = hi
+            wlo[st] = lo
+            wn[st] = nw
+            st += 1
             if by_column:
                 i, j = cand[chosen], line
             else:
                 i, j = line, cand[chosen]
             R = kr[chosen]
             C = kc[chosen]
+            U = R if R <= C else C
             _fix(i, j, match, ra, ca, rsum, csum, rp, rx, cp, cx)
         if dead:
             rejected += 1
             continue
+        steps = st
         # alpha = c * per(tail) * product of 2**(62 nw) / width, in log2
         la = log2c + math.log2(tailper[0])
         for s in range(steps):
@@ -652,16 +1008,16 @@ _COMPILED: list = []
 
 
 def _runner(m: int):
-    """(frontier builder, path writer, trial loop): compiled for big blocks
-    (numba loaded on first need), else the Python ones."""
+    """(frontier builder, path writer, node bounds, trial loop): compiled for
+    big blocks (numba loaded on first need), else the Python ones."""
     if m < COMPILED_FROM and not _COMPILED:
-        return _frontier, _paths, _trials
+        return _frontier, _paths, _node_bounds, _trials
     if not _COMPILED:
         try:
-            from judge.methods.matching_kernel import frontier, paths, trials
+            from judge.methods.matching_kernel import frontier, node_bounds, paths, trials
         except ImportError:  # pragma: no cover - numba is a dependency
-            frontier, paths, trials = _frontier, _paths, _trials
-        _COMPILED.append((frontier, paths, trials))
+            frontier, paths, node_bounds, trials = _frontier, _paths, _node_bounds, _trials
+        _COMPILED.append((frontier, paths, node_bounds, trials))
     return _COMPILED[0]
 
 
@@ -720,6 +1076,8 @@ class _Frontier:
     pj: np.ndarray
     lR: np.ndarray  # R and C at each live node
     lC: np.ndarray
+    lb: np.ndarray  # each live node's bound (_node_bounds) ...
+    lform: np.ndarray  # ... and its form: 0 U, 1 exact rows, 2 exact columns
     lhi: np.ndarray  # their widths (step 0 of a trial) ...
     llo: np.ndarray
     lch: np.ndarray  # ... and cumulative widths, out of 2**(62 * nw)
@@ -727,6 +1085,7 @@ class _Frontier:
     nw: int
     total: float  # the sum of the live nodes' bounds: per(block) <= total
     work: int
+    exhausted: bool  # every live node is counted exactly (the tail): no larger frontier can do better
 
 
 def _adjacency(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
@@ -743,9 +1102,12 @@ def _adjacency(a: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.nd
 
 
 def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0: np.ndarray, csum0: np.ndarray,
-                 size: int, work_limit: int, build, paths) -> _Frontier:
+                 size: int, work_limit: int, run: tuple, exact: bool = True) -> _Frontier:
     """Build the frontier of at most `size` live nodes (docs/preference.md,
-    "The frontier") and the widths a trial draws its node with."""
+    "The frontier"), each node's bound (with `exact`, the least of its
+    forms: _node_bounds, and a node whose bound is 0 has no perfect matching
+    and is dropped; else U) and the widths a trial draws its node with."""
+    build, paths, node_bounds = run[0], run[1], run[2]
     m = a.shape[0]
     cap = 2 * size + 2 * m + 2
     par, fi, fj, heap = (np.zeros(cap, np.int64) for _ in range(4))
@@ -756,16 +1118,38 @@ def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0:
                np.zeros(m, np.int64))
     n, work = build(a, G, F, *adj, rsum0, csum0, TAIL, size, work_limit, par, fi, fj, fU, fR, fC, leaf, heap,
                     *scratch)
-    live = np.flatnonzero(leaf[:n])
-    bounds = fU[live]
-    total = math.fsum(bounds)  # correctly rounded: the same on every machine
-    ratios = bounds / total  # IEEE division, element by element: as a step's w
+    xi = np.zeros((14, m + EXACT_DEGREE + 2), np.int64)
+    tab = np.zeros((2 * m + 2) << EXACT_GROUP, np.float64)
+
+    def bounded(lnode):
+        ptr, pi, pj = paths(par, fi, fj, lnode)
+        lb = np.zeros(len(lnode), np.float64)
+        lform = np.zeros(len(lnode), np.int64)
+        spent = node_bounds(G, *adj, rsum0, csum0, TAIL, ptr, pi, pj, fU[lnode], EXACT_LINES if exact else 0,
+                            EXACT_GROUP, EXACT_DEGREE, lb, lform, *scratch[:5], xi, tab)
+        return ptr, pi, pj, lb, lform, spent
+
+    lnode = np.flatnonzero(leaf[:n]).astype(np.int64)
+    ptr, pi, pj, lb, lform, spent = bounded(lnode)
+    # (fewer live nodes than `size` need not mean this: on sparse blocks the
+    # node arrays may fill with inner nodes first)
+    exhausted = bool((m - np.diff(ptr) <= TAIL).all())
+    work += spent
+    if not lb.all():  # nodes without a perfect matching: dropped
+        keep = lb > 0.0
+        lnode, lb, lform = lnode[keep], lb[keep], lform[keep]
+        ptr, pi, pj = paths(par, fi, fj, lnode)
+    total = math.fsum(lb)  # correctly rounded: the same on every machine
+    ratios = lb / total  # IEEE division, element by element: as a step's w
     nw = 1 if ratios.min() >= ONE_WORD_FROM else 2
-    if len(live) == 1 or ratios.min() < TWO_WORDS_FROM:  # the root alone: no node to draw
-        root = np.zeros(1, np.int64)
-        none = np.zeros(0, np.int32)
-        return _Frontier(np.zeros(2, np.int64), none, none, fR[:1], fC[:1], root, root, root, root, 1,
-                         float(fU[0]), work)
+    if len(lnode) == 1 or ratios.min() < TWO_WORDS_FROM:  # one node, or the root alone: no node to draw
+        if len(lnode) > 1:
+            lnode = np.zeros(1, np.int64)
+            ptr, pi, pj, lb, lform, spent = bounded(lnode)
+            work += spent
+        one = np.zeros(1, np.int64)
+        return _Frontier(ptr, pi, pj, fR[lnode], fC[lnode], lb, lform, one, one, one, one, 1, float(lb[0]), work,
+                         exhausted)
     # widths as a trial's step computes them (_trials), summed exactly
     y = ratios * SHRINK * TWO62
     hi = np.floor(y)
@@ -780,34 +1164,38 @@ def _frontier_of(a: np.ndarray, G: np.ndarray, F: np.ndarray, adj: tuple, rsum0:
         cum = np.cumsum([(int(h) << WORD_BITS) + int(lo) for h, lo in zip(lhi, llo)], dtype=object)
         lch = np.array([c >> WORD_BITS for c in cum], dtype=np.int64)
         lcl = np.array([c & ((1 << WORD_BITS) - 1) for c in cum], dtype=np.int64)
-    lnode = live.astype(np.int64)
-    ptr, pi, pj = paths(par, fi, fj, lnode)
-    return _Frontier(ptr, pi, pj, fR[lnode], fC[lnode], lhi, llo, lch, lcl, nw, total, work)
+    return _Frontier(ptr, pi, pj, fR[lnode], fC[lnode], lb, lform, lhi, llo, lch, lcl, nw, total, work, exhausted)
 
 
-def frontier_sizes(m: int) -> list[int]:
-    """The frontier's sizes (live nodes), phase by phase, for a block of m
-    rows: FRONTIER_FIRST, four times more each phase, up to FRONTIER (the
-    Python loop, below COMPILED_FROM rows: FRONTIER_SMALL alone)."""
+def phases(m: int) -> list[tuple[int, bool]]:
+    """The phases for a block of m rows: the frontier's size (live nodes)
+    and whether its nodes' bounds may be exact in some lines
+    (_node_bounds). First FRONTIER_FIRST nodes bounded by U alone (most
+    blocks need few trials, and the exact lines cost some 10 us a node),
+    then FRONTIER_EXACT nodes with exact lines, four times more each phase
+    up to FRONTIER (the Python loop, below COMPILED_FROM rows:
+    FRONTIER_SMALL, exact lines)."""
     if m < COMPILED_FROM:
-        return [FRONTIER_SMALL]
-    sizes = [FRONTIER_FIRST]
-    while sizes[-1] < FRONTIER:
-        sizes.append(min(FRONTIER, 4 * sizes[-1]))
-    return sizes
+        return [(FRONTIER_SMALL, True)]
+    out = [(FRONTIER_FIRST, False), (FRONTIER_EXACT, True)]
+    while out[-1][0] < FRONTIER:
+        out.append((min(FRONTIER, 4 * out[-1][0]), True))
+    return out
 
 
 def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
     """One perfect matching of the square 0-1 table `allowed`, drawn exactly
     uniformly with the words of `key`. Raises TooHard past work_limit.
 
-    In phases: each builds a frontier (four times larger than the last),
-    then runs trials from it for up to PHASE_TRIALS times the build's work
-    (the last phase: up to work_limit); the first accepted trial is the
-    draw. Each phase's trials use words no other phase uses, and whether a
-    phase runs depends only on the earlier phases' rejections, never on the
-    matching a trial would give: so every accepted trial, in whichever
-    phase, is uniform (docs/preference.md, "The frontier")."""
+    In phases (phases()): each builds a frontier (the first bounded by U
+    alone, then smaller with exact lines, then four times larger each
+    phase), then runs trials from it for up to PHASE_TRIALS times the
+    build's work (the last phase, or one whose nodes are all counted
+    exactly: up to work_limit); the first accepted trial is the draw. Each
+    phase's trials use words no other phase uses, and whether a phase runs
+    depends only on the earlier phases' rejections, never on the matching a
+    trial would give: so every accepted trial, in whichever phase, is
+    uniform (docs/preference.md, "The frontier")."""
     a = np.ascontiguousarray(np.asarray(allowed, dtype=np.uint8))
     m = a.shape[0]
     if a.shape != (m, m) or m == 0:
@@ -816,22 +1204,23 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
     top = bound(a)
     if top == 0.0:
         raise ValueError("the table has an empty row or column: no perfect matching")
-    build, paths, run = _runner(m)
+    runner = _runner(m)
+    run = runner[3]
     rsum0 = a.sum(axis=1).astype(np.int64)
     csum0 = a.sum(axis=0).astype(np.int64)
     adj = _adjacency(a)
     words = _Words(key)
     match = np.full(m, -1, dtype=np.int64)
-    whi = np.zeros(m + 1, dtype=np.int64)
-    wlo = np.zeros(m + 1, dtype=np.int64)
-    wn = np.zeros(m + 1, dtype=np.int64)
+    whi = np.zeros(2 * m + 2, dtype=np.int64)  # a node, its exact lines' choices, a step a row
+    wlo = np.zeros(2 * m + 2, dtype=np.int64)
+    wn = np.zeros(2 * m + 2, dtype=np.int64)
     tailper = np.ones(1, dtype=np.int64)
     pos = trials = work = 0
-    sizes = frontier_sizes(m)
-    for phase, size in enumerate(sizes):
-        fr = _frontier_of(a, G, F, adj, rsum0, csum0, size, max(work_limit - work, 0), build, paths)
+    plan = phases(m)
+    for phase, (size, exact) in enumerate(plan):
+        fr = _frontier_of(a, G, F, adj, rsum0, csum0, size, max(work_limit - work, 0), runner, exact)
         work += fr.work
-        last = phase == len(sizes) - 1 or len(fr.lR) < size  # no larger frontier to come
+        last = phase == len(plan) - 1 or fr.exhausted  # no larger frontier to come
         # c / q(M) = (1 - MARGIN) * 2**bits / (total * product of widths), exactly
         scale = Fraction(1.0 - MARGIN) / Fraction(fr.total)
         log2c = math.log2(1.0 - MARGIN) - math.log2(fr.total)
@@ -842,8 +1231,8 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
             limit = phase_end - work if drawn is None else drawn.work * 5 // 4 + m**3 * 64 - work
             status, at, rejected, spent, steps = run(a, G, F, *adj, words.array, pos - words.base, max(limit, 0),
                                                      match, whi, wlo, wn, TAIL, tailper, rsum0, csum0, fr.ptr, fr.pi,
-                                                     fr.pj, fr.lR, fr.lC, fr.lhi, fr.llo, fr.lch, fr.lcl, fr.nw,
-                                                     log2c)
+                                                     fr.pj, fr.lR, fr.lC, fr.lform, fr.lhi, fr.llo, fr.lch, fr.lcl,
+                                                     fr.nw, log2c, EXACT_LINES, EXACT_GROUP, EXACT_DEGREE)
             pos = words.base + at  # the words' absolute number
             phase_trials += rejected
             work += spent
@@ -871,7 +1260,7 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
                 # per(block) <= the frontier's total (up to the bounds' rounding) <= U(block)
                 high = min(top, fr.total * (1 + 2.0**-30))
                 drawn = Sampled(tuple(int(x) for x in match), high, 0.0, trials + phase_trials, pos, work,
-                                len(fr.lR))
+                                len(fr.lR), phase)
             if accepted >= ESTIMATE_ACCEPTS:
                 break
         trials += phase_trials
@@ -879,7 +1268,7 @@ def sample(allowed: Any, key: tuple[int, int], work_limit: int) -> Sampled:
             # E[accepted per trial] = c * per(block): the estimate of per(block)
             estimate = accepted / (phase_trials * float(scale))
             return Sampled(drawn.match, drawn.bound, estimate, drawn.trials, drawn.words, drawn.work,
-                           drawn.frontier)
+                           drawn.frontier, drawn.phase)
         if work >= work_limit:
             break
     raise TooHard(work)
