@@ -9,13 +9,13 @@ from __future__ import annotations
 
 from functools import cache
 
-from lark import Lark, LarkError, Transformer, UnexpectedInput
+from lark import Lark, Transformer, UnexpectedInput
 
 from judge.methods.pt3.engine import AskAdvice, Bid, Command, SetAdvice, SetBalance, SetPlaces, SetSeason, SetSide
 from judge.resources import data_dir
 from judge.syntax.errors import CommandSyntaxError, fault
+from judge.syntax.lines import MAX_LINE_LENGTH, read_line  # noqa: F401 (MAX_LINE_LENGTH: this module's limit too)
 
-MAX_LINE_LENGTH = 1000
 OWN_WORDS = {"BID", "ADVICE"}
 SETTINGS = {"BALANCE", "X", "O", "SEASON", "PLACES", "ADVICE"}  # SET <word>: the method's, not the shell's
 
@@ -111,23 +111,8 @@ def _describe(expected: set[str]) -> str:
 def parse_line(text: str, line_no: int = 1) -> Command:
     """One line -> its command; Pt3SyntaxError if it is none. Never raises
     anything else."""
-    line = text.rstrip("\r\n")
-    if len(line) > MAX_LINE_LENGTH:
-        raise Pt3SyntaxError(line_no, 1, line[:80] + "...", f"a line of at most {MAX_LINE_LENGTH} characters",
-                             "Split it: one command per line.")
-    line = "".join(" " if ch.isspace() or ch == "\ufeff" else ch for ch in line)
-    for i, ch in enumerate(line):
-        if not ch.isprintable():
-            raise Pt3SyntaxError(line_no, i + 1, line.replace(ch, "\ufffd"), "visible text",
-                                 f"The character U+{ord(ch):04X} cannot stand here; delete it.")
-    try:
-        command = _parser().parse(line)
-    except UnexpectedInput as err:
-        raise _syntax_error(err, line, line_no) from err
-    except LarkError as err:
-        raise Pt3SyntaxError(line_no, 1, line, _COMMANDS, "The judge could not read this line.") from err
-    column = len(line) - len(line.lstrip()) + 1
-    return type(command)(**{**command.__dict__, "line": line_no, "column": column})
+    return read_line(text, line_no, parse=lambda line: _parser().parse(line), error=Pt3SyntaxError, commands=_COMMANDS,
+                     syntax_error=_syntax_error)
 
 
 def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> Pt3SyntaxError:
