@@ -219,3 +219,47 @@ class Method:
         fixed-width texts shown each under its title (the page changes when
         any of them does). Everything is text: the web escapes it."""
         return None
+
+
+class LiveMethod(Method):
+    """A method that keeps its own state and runs by its own commands (LUI,
+    PT3, Payola): the hooks that only hand over to its shell side (LIVE, its
+    live.py, imported when a hook runs) and to its replay, written once.
+    A package declares only what differs."""
+
+    # Module path of the shell side: describe(raw), begin, roster_changed,
+    # list_view(game), public_board(game, names).
+    LIVE: str = ""
+
+    def live(self) -> Any:
+        return importlib.import_module(self.LIVE)
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        return self.live().describe(dict(params))
+
+    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        """The whole game from its own log: REPLAY's replay(data), no seed
+        (nothing is drawn); its ReplayError is the file's fault."""
+        from judge.resolution.errors import ResolveInputError
+
+        module = importlib.import_module(self.REPLAY or "")
+        try:
+            return module.replay(data)
+        except module.ReplayError as err:
+            raise ResolveInputError(str(err)) from err
+
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        # The record's input is the log `judge resolve` reads: verify re-reads it.
+        return self.resolve_file(data, seed)
+
+    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
+        return self.live().begin(session, config, now, game)
+
+    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
+        return self.live().roster_changed(ctx, game, old, new)
+
+    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+        return self.live().list_view(game)
+
+    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
+        return self.live().public_board(game, names)

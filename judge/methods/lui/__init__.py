@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import LiveMethod
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -37,7 +37,7 @@ if TYPE_CHECKING:
     from judge.store.models import Game
 
 
-class Lui(Method):
+class Lui(LiveMethod):
     """LUI by mail (live.py): its own commands, its state in
     games.method_state, its timers in games.next_tick."""
 
@@ -46,12 +46,8 @@ class Lui(Method):
     ENGINE = "judge.methods.lui.engine"
     RESULTS = "results/lui"
     REPLAY = "judge.methods.lui.replay"
+    LIVE = "judge.methods.lui.live"
     STARTS_AT_DEADLINE = False  # the GM's START opens the pregame
-
-    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
-        from judge.methods.lui.live import describe
-
-        return describe(dict(params))
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
         from judge.methods.lui.engine import ParamError, params_from
@@ -60,18 +56,6 @@ class Lui(Method):
             return params_from(raw, U).seats
         except ParamError:
             return 11
-
-    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-        from judge.methods.lui.replay import ReplayError, replay
-        from judge.resolution.errors import ResolveInputError
-
-        try:
-            return replay(data)
-        except ReplayError as err:
-            raise ResolveInputError(str(err)) from err
-
-    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-        return self.resolve_file(data, seed)
 
     def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         from judge.methods.lui.live import claims, mail_line
@@ -83,29 +67,9 @@ class Lui(Method):
 
         return tick(session, config, now, game, at)
 
-    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        from judge.methods.lui.live import begin
-
-        return begin(session, config, now, game)
-
     def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
         game.deadline = None  # the engine's timers run a started game, not the shell's deadline
         return f"{game.name}: a LUI game has no deadline once started (its timers run it)"
-
-    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
-        from judge.methods.lui.live import public_board
-
-        return public_board(game, names)
-
-    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
-        from judge.methods.lui.live import roster_changed
-
-        return roster_changed(ctx, game, old, new)
-
-    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        from judge.methods.lui.live import list_view
-
-        return list_view(game)
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":

@@ -18,9 +18,9 @@ docs/payola.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any
 
-from judge.methods.interface import Method
+from judge.methods.interface import LiveMethod
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -31,30 +31,24 @@ if TYPE_CHECKING:
     from judge.store.models import Game
 
 
-class Payola(Method):
+class Payola(LiveMethod):
     """A whole Diplomacy game by mail, its movement orders bought."""
 
     NAME = "payola"
     ENGINE = "judge.methods.payola.settings"
     RESULTS = "results/payola"
     REPLAY = "judge.methods.payola.replay"
+    LIVE = "judge.methods.payola.live"
     STARTS_AT_DEADLINE = False  # the GM's START, when the seven have joined
     REMINDED_STATE = "bidding"  # each phase's deadline waits on sheets or orders (live.not_in_yet)
     HOW_TO_SUBMIT = "by offer sheets (lines like 4 : A PAR - BUR); see HELP payola"
     RESTART_HINT = " A Payola game runs phase by phase: PROCESS plays the current phase now."
 
-    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
-        from judge.methods.payola.live import describe
-
-        return describe(dict(params))
-
     def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        # Not a whole game's log: payola-core's file of one movement phase.
         from judge.methods.payola.replay import resolve_file
 
         return resolve_file(data, seed)
-
-    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-        return self.resolve_file(data, seed)
 
     def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         from judge.methods.payola.commands import claims
@@ -64,11 +58,6 @@ class Payola(Method):
         from judge.methods.payola.live import mail_line
 
         return mail_line(ctx, number, line)
-
-    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        from judge.methods.payola.live import begin
-
-        return begin(session, config, now, game)
 
     def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
         from judge.methods.payola.live import play_phase
@@ -84,21 +73,6 @@ class Payola(Method):
         from judge.methods.payola.live import standing_line
 
         return standing_line(game, player)
-
-    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
-        from judge.methods.payola.live import roster_changed
-
-        return roster_changed(ctx, game, old, new)
-
-    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        from judge.methods.payola.live import list_view
-
-        return list_view(game)
-
-    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
-        from judge.methods.payola.live import public_board
-
-        return public_board(game, names)
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "TAKEOVER":

@@ -28,7 +28,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import LiveMethod
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -39,7 +39,7 @@ if TYPE_CHECKING:
     from judge.store.models import Game
 
 
-class Pt3(Method):
+class Pt3(LiveMethod):
     """PT3 by mail (live.py): its own commands, its state in
     games.method_state, each season's deadline in games.next_tick."""
 
@@ -48,27 +48,11 @@ class Pt3(Method):
     ENGINE = "judge.methods.pt3.engine"
     RESULTS = "results/pt3"
     REPLAY = "judge.methods.pt3.replay"
+    LIVE = "judge.methods.pt3.live"
     STARTS_AT_DEADLINE = False  # the GM's START, once the balances are set
-
-    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
-        from judge.methods.pt3.live import describe
-
-        return describe(dict(params))
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
         return 2
-
-    def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-        from judge.methods.pt3.replay import ReplayError, replay
-        from judge.resolution.errors import ResolveInputError
-
-        try:
-            return replay(data)
-        except ReplayError as err:
-            raise ResolveInputError(str(err)) from err
-
-    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-        return self.resolve_file(data, seed)
 
     def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         from judge.methods.pt3.commands import claims
@@ -84,35 +68,15 @@ class Pt3(Method):
 
         return tick(session, config, now, game, at)
 
-    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        from judge.methods.pt3.live import begin
-
-        return begin(session, config, now, game)
-
     def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
         game.deadline = None  # each season's deadline is the engine's (games.next_tick), not the shell's
         return (f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once started (each season's "
                 "deadline runs it)")
 
-    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
-        from judge.methods.pt3.live import roster_changed
-
-        return roster_changed(ctx, game, old, new)
-
     def standing_line(self, session: Session, game: Game, player: Any) -> str:
         from judge.methods.pt3.live import standing_line
 
         return standing_line(game, player)
-
-    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        from judge.methods.pt3.live import list_view
-
-        return list_view(game)
-
-    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
-        from judge.methods.pt3.live import public_board
-
-        return public_board(game, names)
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":
