@@ -26,10 +26,10 @@ time. All words are in templates/lui/.
 from __future__ import annotations
 
 from datetime import datetime, timedelta, timezone
-from functools import cache
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from judge import audit
+from judge.methods.live_support import may_send, template_words
 from judge.methods.lui import engine
 from judge.methods.lui.commands import (
     Bid,
@@ -60,16 +60,7 @@ _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS
              "GIFTS"}
 
 
-@cache
-def words():
-    """templates/lui/words.j2: every reply and notice line."""
-    from judge.templating import environment
-
-    return environment().get_template("lui/words.j2").module
-
-
-def _w(name: str, **kw: Any) -> str:
-    return str(getattr(words(), name)(**kw)).strip()
+words, _w = template_words("lui/words.j2")  # every reply and notice line
 
 
 # --------------------------------------------------------------------------
@@ -191,7 +182,7 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         return None
     game = ctx.game
     gm = ctx.role == "master"
-    if not gm and (ctx.role != "player" or ctx.player is None or ctx.player.status != "active"):
+    if not may_send(ctx):
         return "rejected", _w("not_a_player", game=game)
     text = line.strip()
     if game.state == "forming":

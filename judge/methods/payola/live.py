@@ -26,10 +26,10 @@ from __future__ import annotations
 
 import hashlib
 from datetime import datetime, timedelta
-from functools import cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 from judge import audit
+from judge.methods.live_support import may_send, template_words
 from judge.methods.payola import commands as cmd
 from judge.methods.payola import game as pg
 from judge.methods.payola import ledger as ledgers
@@ -42,16 +42,7 @@ if TYPE_CHECKING:
     from judge.store.models import Game
 
 
-@cache
-def words():
-    """templates/payola/words.j2: every reply line."""
-    from judge.templating import environment
-
-    return environment().get_template("payola/words.j2").module
-
-
-def _w(name: str, **kw: Any) -> str:
-    return str(getattr(words(), name)(**kw)).strip()
+words, _w = template_words("payola/words.j2")  # every reply line
 
 
 # --------------------------------------------------------------------------
@@ -162,7 +153,7 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         return None
     game = ctx.game
     gm = ctx.role == "master"
-    if not gm and (ctx.role != "player" or ctx.player is None or ctx.player.status != "active"):
+    if not may_send(ctx):
         return "rejected", _w("not_a_player", game=game)
     text = line.strip()
     if game.state == "forming":
@@ -507,16 +498,7 @@ def list_view(game: Game) -> dict | None:
                              units=pg.units(state), players=shown, over=pg.is_over(state)).rstrip()}
 
 
-@cache
-def public_words():
-    """templates/payola/public.j2: the parts of the public web page."""
-    from judge.templating import environment
-
-    return environment().get_template("payola/public.j2").module
-
-
-def _p(name: str, **kw: Any) -> str:
-    return str(getattr(public_words(), name)(**kw)).strip("\n")
+public_words, _p = template_words("payola/public.j2", "\n")  # the parts of the public web page
 
 
 def public_board(game: Game, names: Mapping[str, str]) -> dict | None:

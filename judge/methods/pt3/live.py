@@ -24,10 +24,10 @@ Every command the engine took is in the audit trail (kind "pt3", event
 from __future__ import annotations
 
 from datetime import datetime
-from functools import cache
 from typing import TYPE_CHECKING, Any, Mapping
 
 from judge import audit
+from judge.methods.live_support import may_send, template_words
 from judge.methods.pt3 import engine
 from judge.methods.pt3.commands import Pt3SyntaxError, claims, parse_line
 from judge.methods.pt3.engine import GM, SIDES, State, money, square_name
@@ -42,15 +42,7 @@ if TYPE_CHECKING:
 _BEFORE_START_ONLY = (engine.SetBalance, engine.SetPlaces, engine.SetSide)
 
 
-@cache
-def words():
-    from judge.templating import environment
-
-    return environment().get_template("pt3/words.j2").module
-
-
-def _w(name: str, **kw: Any) -> str:
-    return str(getattr(words(), name)(**kw)).strip()
+words, _w = template_words("pt3/words.j2")  # every reply and notice line
 
 
 class Live:
@@ -199,7 +191,7 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         return None
     game = ctx.game
     gm = ctx.role == "master"
-    if not gm and (ctx.role != "player" or ctx.player is None or ctx.player.status != "active"):
+    if not may_send(ctx):
         return "rejected", _w("not_a_player", game=game)
     try:
         command = parse_line(line, number)
