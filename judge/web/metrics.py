@@ -39,6 +39,16 @@ def _histogram(session: Session, name: str, doc: str, seconds, where, buckets) -
     return HistogramMetricFamily(name, doc, buckets=cumulative, sum_value=float(summed or 0.0))
 
 
+def _counts(name: str, doc: str, label: str, counts: dict[str, int], known=()) -> GaugeMetricFamily:
+    """A gauge of counts by one label, its values sorted; every `known`
+    value is shown, 0 when none counts (a series that comes and goes is
+    hard to graph or alert on)."""
+    g = GaugeMetricFamily(name, doc, labels=[label])
+    for value in sorted({*known, *counts}):
+        g.add_metric([value], counts.get(value, 0))
+    return g
+
+
 class StoreCollector:
     def __init__(self, sessions: sessionmaker[Session]) -> None:
         self.sessions = sessions
@@ -54,11 +64,9 @@ class StoreCollector:
         by_status = dict(s.execute(select(InboundMessage.status, func.count()).group_by(InboundMessage.status)).all())
         yield CounterMetricFamily("judge_mails_received", "Mails stored by the judge, from every source.",
                                   value=sum(by_status.values()))
-        g = GaugeMetricFamily("judge_inbound_mails", "Stored mails by status: new (waiting to be run), done, "
-                              "ignored (no reply due), quarantined (a bug met them).", labels=["status"])
-        for status in sorted({"new", "done", "ignored", "quarantined", *by_status}):
-            g.add_metric([status], by_status.get(status, 0))
-        yield g
+        yield _counts("judge_inbound_mails", "Stored mails by status: new (waiting to be run), done, ignored (no "
+                      "reply due), quarantined (a bug met them).", "status", by_status,
+                      ("new", "done", "ignored", "quarantined"))
         seconds = _seconds_between(s, InboundMessage.received_at, InboundMessage.processed_at)
         yield _histogram(s, "judge_mail_processing_seconds", "From a mail's storing to its outcome (its reply "
                          "queued), over every mail run.", seconds,
@@ -79,19 +87,13 @@ class StoreCollector:
         for kind in sorted(sent_by_kind):
             sent.add_metric([kind], sent_by_kind[kind])
         yield sent
-        g = GaugeMetricFamily("judge_outbox_mails", "Outbox mails not sent, by status: queued, sending, failed "
-                              "(gave up: `judge outbox retry`), unconfirmed (the server may have it).",
-                              labels=["status"])
-        for status in sorted(waiting):
-            g.add_metric([status], waiting[status])
-        yield g
+        yield _counts("judge_outbox_mails", "Outbox mails not sent, by status: queued, sending, failed (gave up: "
+                      "`judge outbox retry`), unconfirmed (the server may have it).", "status", waiting)
 
     def _games(self, s: Session):
         by_state = dict(s.execute(select(Game.state, func.count()).group_by(Game.state)).all())
-        g = GaugeMetricFamily("judge_games", "Games by state (stuck: a bug met the game's work).", labels=["state"])
-        for state in sorted({"forming", "bidding", "resolved", "stuck", *by_state}):
-            g.add_metric([state], by_state.get(state, 0))
-        yield g
+        yield _counts("judge_games", "Games by state (stuck: a bug met the game's work).", "state", by_state,
+                      ("forming", "bidding", "resolved", "stuck"))
         seconds = _seconds_between(s, Game.deadline, Game.resolved_at)
         yield _histogram(s, "judge_resolution_delay_seconds", "From a game's deadline to its resolution, over "
                          "the games resolved that had a deadline.", seconds,
