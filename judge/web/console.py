@@ -123,6 +123,14 @@ def action(fn: Callable[..., str]) -> Callable[[Request], Any]:
     return guarded
 
 
+def _outcome(request: Request, problem: str | None, done: str, logged: str, *args: Any) -> None:
+    """An action's outcome, shown on the page it goes back to: `problem`
+    (nothing was done), or `done`; only what was done goes to the log."""
+    request.session["flash"] = problem or done
+    if problem is None:
+        log.info(logged, *args)
+
+
 # -- login -------------------------------------------------------------------
 
 def _next(value: object) -> str:
@@ -255,10 +263,9 @@ def outbox_retry(request: Request, s, who: str, form) -> str:
     from judge import outbox
 
     row_id = request.path_params["row_id"]
-    problem = outbox.retry(s, row_id, _now(request))
-    request.session["flash"] = problem or f"#{row_id}: queued again; the next pass of the daemon sends it."
-    if problem is None:
-        log.info("console: %s queued outbox #%s again", who, row_id)
+    _outcome(request, outbox.retry(s, row_id, _now(request)),
+             f"#{row_id}: queued again; the next pass of the daemon sends it.",
+             "console: %s queued outbox #%s again", who, row_id)
     return f"{PREFIX}/outbox"
 
 
@@ -275,10 +282,9 @@ def quarantine_rerun(request: Request, s, who: str, form) -> str:
     from judge.failures import rerun_mail
 
     mail_id = request.path_params["mail_id"]
-    problem = rerun_mail(s, mail_id, _now(request), by=f"console: {who}")
-    request.session["flash"] = problem or f"#{mail_id}: queued to run again at the daemon's next pass."
-    if problem is None:
-        log.info("console: %s queued quarantined mail #%s to run again", who, mail_id)
+    _outcome(request, rerun_mail(s, mail_id, _now(request), by=f"console: {who}"),
+             f"#{mail_id}: queued to run again at the daemon's next pass.",
+             "console: %s queued quarantined mail #%s to run again", who, mail_id)
     return f"{PREFIX}/quarantine"
 
 
