@@ -11,31 +11,15 @@ import hashlib
 
 from judge.games import find_game
 from judge.methods.payola import game as G
-from judge.methods.payola.live import load, save
+from judge.methods.payola.live import load
 from tests.harness import Harness
+from tests.payola_helpers import near_the_end
 
 GM = "gm@example.test"
 
 
 def addr(k: int) -> str:
     return f"p{k}@example.test"
-
-
-def near_the_end(h: Harness) -> None:
-    """France owns 17 centres; England and Germany are gone."""
-    from diplomacy.utils.export import to_saved_game_format
-
-    with h.judge.sessions.begin() as s:
-        game = find_game(s, "end")
-        state, players = load(game)
-        g = state.engine()
-        g.set_centers("FRANCE", ["BRE", "MAR", "PAR", "SPA", "POR", "BEL", "HOL", "LON", "EDI", "LVP", "KIE",
-                                 "MUN", "BER", "DEN", "NWY", "SWE", "STP"])
-        g.set_units("FRANCE", ["A BUR", "A PIC", "F NAF"], reset=True)
-        g.set_units("ENGLAND", [], reset=True)
-        g.set_units("GERMANY", [], reset=True)
-        g.set_units("RUSSIA", ["A MOS", "A WAR", "F SEV"], reset=True)
-        save(game, G.State(state.variant, to_saved_game_format(g), state.ledger, state.accept), players)
 
 
 def test_the_18th_centre_ends_the_game_and_reveals_the_seed(harness: Harness):
@@ -46,7 +30,7 @@ def test_the_18th_centre_ends_the_game_and_reveals_the_seed(harness: Harness):
         h.send(addr(k), "SIGNON ?end pw")
     h.run()
     h.mail(GM, "SIGNON Mend gmpw\nSET POWER p3@example.test France\nSTART")
-    near_the_end(h)
+    near_the_end(h, "end")
     h.mail(GM, "SIGNON Mend gmpw\nPROCESS")
     assert "S1901M of ?end played" in h.body(h.last_to(GM))
     h.mail(addr(3), "SIGNON ?end pw\n1 : F NAF - TUN")

@@ -16,7 +16,8 @@ from email.utils import formataddr
 
 from judge.games import find_game
 from judge.methods.payola import game as G
-from judge.methods.payola.live import load, save
+from judge.methods.payola.live import load
+from tests.payola_helpers import near_the_end
 from tests.web.conftest import wait_for
 
 GM = "gm@example.test"
@@ -94,25 +95,6 @@ def assert_names_are_text(page) -> None:
     assert "49 Dora" not in page.inner_text("main")  # no template ran a name
 
 
-def near_the_end(h) -> None:
-    """France owns 17 centres, a fleet next to Tunis; England and Germany
-    are gone (tests/test_e2e_payola_end.py): the accounts stay as played."""
-    from diplomacy.utils.export import to_saved_game_format
-
-    with h.judge.sessions.begin() as s:
-        game = find_game(s, "pay")
-        state, players = load(game)
-        g = state.engine()
-        g.set_centers("FRANCE", ["BRE", "MAR", "PAR", "SPA", "POR", "BEL", "HOL", "LON", "EDI", "LVP", "KIE",
-                                 "MUN", "BER", "DEN", "NWY", "SWE", "STP"])
-        g.set_units("FRANCE", ["A BUR", "A PIC", "F NAF"], reset=True)
-        g.set_units("ENGLAND", [], reset=True)
-        g.set_units("GERMANY", [], reset=True)
-        g.set_units("RUSSIA", ["A MOS", "A WAR", "F SEV"], reset=True)
-        save(game, G.State(state.variant, to_saved_game_format(g), state.ledger, state.accept,
-                           reports=state.reports), players)
-
-
 def test_a_payola_page_shows_the_position_and_orders_but_no_account_until_the_end(harness, live_web, page):
     h, web = harness, live_web
     page.on("dialog", lambda d: d.dismiss())
@@ -165,7 +147,7 @@ def test_a_payola_page_shows_the_position_and_orders_but_no_account_until_the_en
     assert_nothing_private(h, web, page)
 
     # The end: France's 18th centre in Fall 1902. Every ledger is published.
-    near_the_end(h)
+    near_the_end(h, "pay")
     assert "S1902M of ?pay played" in gm(h, "PROCESS")
     assert "offer 1 of the sheet" in signon(h, 3, "1 : F NAF - TUN")
     assert "The game is over" in gm(h, "PROCESS")
