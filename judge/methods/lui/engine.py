@@ -768,15 +768,7 @@ def _ec_again(state: State, at: float) -> tuple[State, tuple[Event, ...]]:
                                     f"chooses among {', '.join(candidates)}."))
     state = replace(state, ec_candidates=candidates, ec_chooser=chooser,
                     ec_deadline=state.ec_deadline if chooser is not None else None)
-    if len(candidates) == 1:
-        state = replace(state, ec=candidates[0], ec_by="rule")
-        events.append(EcDecided(at, candidates[0], "rule"))
-        state, more = _after_ec(state, at)
-        events.extend(more)
-    elif not candidates:  # nobody left in the game to be the EC
-        state, more = _after_ec(state, at)
-        events.extend(more)
-    return state, tuple(events)
+    return _ec_by_rule(state, at, events)
 
 
 def _replace_player(state: State, player: str | None, cmd: ReplacePlayer,
@@ -1009,15 +1001,7 @@ def _end(state: State, at: float, reason: str) -> tuple[State, tuple[Event, ...]
         events.append(GmWarning(at, _fallback_warning(group, "the final priority")))
     if winner is None:
         events.append(GmWarning(at, "Nobody won a seat: there is no winner and no ToL is handed out."))
-    if len(candidates) == 1:
-        state = replace(state, ec=candidates[0], ec_by="rule")
-        events.append(EcDecided(at, candidates[0], "rule"))
-        state, more = _after_ec(state, at)
-        events.extend(more)
-    elif not candidates:  # nobody left in the game to be the EC
-        state, more = _after_ec(state, at)
-        events.extend(more)
-    return state, tuple(events)
+    return _ec_by_rule(state, at, events)
 
 
 def _candidates(state: State) -> tuple[str, ...]:
@@ -1039,6 +1023,22 @@ def _owed(state: State) -> tuple[tuple[str, int], ...]:
 
 def _eligible(state: State) -> tuple[str, ...]:
     return tuple(p.name for p in state.players if p.tol == 0 and p.name != state.ec and not p.out)
+
+
+def _ec_by_rule(state: State, at: float, events: list[Event]) -> tuple[State, tuple[Event, ...]]:
+    """The EC's candidates just set: a lone candidate is the EC by rule, and
+    with none the game goes on without one (_after_ec); `events`, the
+    events so far, then these."""
+    candidates = state.ec_candidates
+    if len(candidates) == 1:
+        state = replace(state, ec=candidates[0], ec_by="rule")
+        events.append(EcDecided(at, candidates[0], "rule"))
+        state, more = _after_ec(state, at)
+        events.extend(more)
+    elif not candidates:  # nobody left in the game to be the EC
+        state, more = _after_ec(state, at)
+        events.extend(more)
+    return state, tuple(events)
 
 
 def _after_ec(state: State, at: float) -> tuple[State, tuple[Event, ...]]:
