@@ -10,11 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from functools import cache
 
-from lark import Lark, Transformer, UnexpectedInput
+from lark import Lark, Transformer
 
-from judge.resources import data_dir
-from judge.syntax.errors import CommandSyntaxError, fault
-from judge.syntax.lines import MAX_LINE_LENGTH, read_line  # noqa: F401 (MAX_LINE_LENGTH: this module's limit too)
+from judge.syntax.errors import CommandSyntaxError
+from judge.syntax.lines import expected_text, grammar, read_line
 
 
 
@@ -137,33 +136,17 @@ class _ToCommands(Transformer):
 
 @cache
 def _parser() -> Lark:
-    text = (data_dir("grammars") / "lui.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToCommands())
+    return grammar("lui", _ToCommands())
 
 
 def _describe(expected: set[str]) -> str:
-    names, keywords = [], []
-    for term in sorted(expected):
-        if term in _EXPECTED:
-            names.append(_EXPECTED[term])
-            continue
-        try:
-            value = getattr(_parser().get_terminal(term).pattern, "value", term)
-        except KeyError:
-            continue
-        keywords.append(value.upper() if value.isalpha() else f"'{value}'")
-    if {"BID", "BUY", "BOARD"} <= set(keywords):
-        return _COMMANDS
-    if keywords:
-        names.append("one of " + ", ".join(sorted(set(keywords))) if len(keywords) > 1 else keywords[0])
-    return " or ".join(names) if names else "something else"
+    return expected_text(expected, _EXPECTED, _parser(), _COMMANDS, {"BID", "BUY", "BOARD"})
 
 
 def parse_line(text: str, line_no: int = 1) -> Command:
     """One line (without its newline) -> its command; LuiSyntaxError if it
     is none. Never raises anything else."""
-    return read_line(text, line_no, parse=lambda line: _parser().parse(line), error=LuiSyntaxError, commands=_COMMANDS,
-                     syntax_error=_syntax_error)
+    return read_line(text, line_no, parser=_parser, error=LuiSyntaxError, commands=_COMMANDS, describe=_describe)
 
 
 def parse_lines(text: str) -> list[tuple[int, Command | LuiSyntaxError]]:
@@ -178,11 +161,3 @@ def parse_lines(text: str) -> list[tuple[int, Command | LuiSyntaxError]]:
         except LuiSyntaxError as err:
             out.append((k, err))
     return out
-
-
-def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> LuiSyntaxError:
-    end = len(line.rstrip()) + 1
-    column, expected = fault(err, line)
-    rest = line[column - 1:].split(None, 1) if column < end else []
-    hint = f"Instead '{rest[0][:20]}'." if rest else "Instead the line ends."
-    return LuiSyntaxError(line_no, column, line, _describe(expected) if expected else _COMMANDS, hint)

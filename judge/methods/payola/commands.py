@@ -17,8 +17,8 @@ from functools import cache
 
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
-from judge.resources import data_dir
 from judge.syntax.errors import CommandSyntaxError, fault
+from judge.syntax.lines import grammar
 
 MAX_LINE_LENGTH = 1000
 _OWN = {"TRANSFER", "LEDGER", "BALANCE", "WAIVE", "BUILD", "DISBAND", "REMOVE", "PROCESS"}
@@ -149,8 +149,7 @@ _EXPECTED = {
 
 @cache
 def _parser() -> Lark:
-    text = (data_dir("grammars") / "payola_commands.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToCommands())
+    return grammar("payola_commands", _ToCommands())
 
 
 def _keyword(term: str) -> str:

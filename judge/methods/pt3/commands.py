@@ -9,12 +9,11 @@ from __future__ import annotations
 
 from functools import cache
 
-from lark import Lark, Transformer, UnexpectedInput
+from lark import Lark, Transformer
 
 from judge.methods.pt3.engine import AskAdvice, Bid, Command, SetAdvice, SetBalance, SetPlaces, SetSeason, SetSide
-from judge.resources import data_dir
-from judge.syntax.errors import CommandSyntaxError, fault
-from judge.syntax.lines import MAX_LINE_LENGTH, read_line  # noqa: F401 (MAX_LINE_LENGTH: this module's limit too)
+from judge.syntax.errors import CommandSyntaxError
+from judge.syntax.lines import expected_text, grammar, read_line
 
 OWN_WORDS = {"BID", "ADVICE"}
 SETTINGS = {"BALANCE", "X", "O", "SEASON", "PLACES", "ADVICE"}  # SET <word>: the method's, not the shell's
@@ -75,8 +74,7 @@ class _ToCommands(Transformer):
 
 @cache
 def _parser() -> Lark:
-    text = (data_dir("grammars") / "pt3.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToCommands())
+    return grammar("pt3", _ToCommands())
 
 
 def claims(line: str) -> bool:
@@ -90,36 +88,18 @@ def claims(line: str) -> bool:
 
 
 def _describe(expected: set[str]) -> str:
-    names, keywords = [], []
-    for term in sorted(expected):
-        if term in _EXPECTED:
-            if _EXPECTED[term]:
-                names.append(_EXPECTED[term])
-            continue
-        try:
-            value = getattr(_parser().get_terminal(term).pattern, "value", term)
-        except KeyError:
-            continue
-        keywords.append(value.upper() if value.isalpha() else f"'{value}'")
-    if {"BID", "ADVICE"} <= set(keywords):
-        return _COMMANDS
-    if keywords:
-        names.append("one of " + ", ".join(sorted(set(keywords))) if len(keywords) > 1 else keywords[0])
-    return " or ".join(names) if names else "something else"
+    return expected_text(expected, _EXPECTED, _parser(), _COMMANDS, {"BID", "ADVICE"})
+
+
+def _example(line: str) -> str:
+    """What a refused BID line's reply adds."""
+    if line.split()[0].upper() == "BID":
+        return " Send, for example: BID 3.25 B2 (the amount, then the square A1..C3 or 1..9)."
+    return ""
 
 
 def parse_line(text: str, line_no: int = 1) -> Command:
     """One line -> its command; Pt3SyntaxError if it is none. Never raises
     anything else."""
-    return read_line(text, line_no, parse=lambda line: _parser().parse(line), error=Pt3SyntaxError, commands=_COMMANDS,
-                     syntax_error=_syntax_error)
-
-
-def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> Pt3SyntaxError:
-    end = len(line.rstrip()) + 1
-    column, expected = fault(err, line)
-    rest = line[column - 1:].split(None, 1) if column < end else []
-    hint = f"Instead '{rest[0][:20]}'." if rest else "Instead the line ends."
-    if line.split()[0].upper() == "BID":
-        hint += " Send, for example: BID 3.25 B2 (the amount, then the square A1..C3 or 1..9)."
-    return Pt3SyntaxError(line_no, column, line, _describe(expected) if expected else _COMMANDS, hint)
+    return read_line(text, line_no, parser=_parser, error=Pt3SyntaxError, commands=_COMMANDS, describe=_describe,
+                     hint=_example)
