@@ -43,3 +43,17 @@ def log_in(c, name: str = MOD, password: str = MOD_PASSWORD):
 
 def make_harness(tmp_path: Path, url: str | None = None) -> Harness:
     return Harness(tmp_path / "data", url or f"sqlite:///{tmp_path / 'j.sqlite3'}")
+
+
+def quarantine(h: Harness, monkeypatch, node: type, sender: str, body: str, boom: str, **kw) -> None:
+    """`sender` mails `body`, whose command (of type `node`) meets a bug
+    (RuntimeError `boom`), so the mail is quarantined; the handler is mended
+    after it, for a rerun to succeed. `kw`: the mail's (subject...)."""
+    from judge import commands
+
+    def broken(ctx, node_):
+        raise RuntimeError(boom)
+
+    with monkeypatch.context() as m:
+        m.setitem(commands.HANDLERS, node, broken)
+        h.mail(sender, body, **kw)

@@ -7,11 +7,10 @@ from __future__ import annotations
 
 from sqlalchemy import select
 
-from judge import commands
 from judge.store.models import InboundMessage, OutboxMessage
 from judge.syntax import nodes
 from judge.transports.maildir import MaildirTransport
-from tests.web.console_helpers import MOD, MOD_PASSWORD, add_moderator
+from tests.web.console_helpers import MOD, MOD_PASSWORD, add_moderator, quarantine
 from tests.web.test_console_pages import _fail_sending
 
 
@@ -92,12 +91,7 @@ def test_rerun_of_a_quarantined_mail(harness, live_web, page, monkeypatch):
     add_moderator(harness)
     _on_the_judges_clock(harness, live_web)
 
-    def broken(ctx, node):
-        raise RuntimeError("boom in LIST")
-
-    with monkeypatch.context() as m:
-        m.setitem(commands.HANDLERS, nodes.ListGame, broken)
-        harness.mail("bob@example.test", "LIST", subject="what games?")
+    quarantine(harness, monkeypatch, nodes.ListGame, "bob@example.test", "LIST", "boom in LIST", subject="what games?")
     with harness.judge.sessions() as s:
         mail_id = s.scalars(select(InboundMessage.id)).one()
         assert s.get(InboundMessage, mail_id).status == "quarantined"

@@ -12,12 +12,11 @@ from datetime import timedelta
 import pytest
 from sqlalchemy import select, update
 
-from judge import commands
 from judge.sources.watermark import WatermarkStore
 from judge.store.models import Game, InboundMessage, OutboxMessage
 from judge.syntax import nodes
 from judge.transports.smtp import SmtpSettings, SmtpTransport
-from tests.web.console_helpers import add_moderator, client, csrf_of, log_in
+from tests.web.console_helpers import add_moderator, client, csrf_of, log_in, quarantine
 
 
 @pytest.fixture
@@ -106,12 +105,7 @@ def test_a_failed_mail_is_retried_from_the_outbox_page(console):
 def test_a_quarantined_mail_is_run_again_from_its_page(console, monkeypatch):
     h, c = console
 
-    def broken(ctx, node):
-        raise RuntimeError("boom in HELP")
-
-    with monkeypatch.context() as m:
-        m.setitem(commands.HANDLERS, nodes.Help, broken)
-        h.mail("ann@example.test", "HELP", subject="help please")
+    quarantine(h, monkeypatch, nodes.Help, "ann@example.test", "HELP", "boom in HELP", subject="help please")
     with h.judge.sessions() as s:
         mail_id = s.scalars(select(InboundMessage.id).where(InboundMessage.status == "quarantined")).one()
     page = c.get("/console/quarantine").text
@@ -165,12 +159,7 @@ def test_metrics_read_the_store_at_scrape_time(console, monkeypatch):
     assert _metric(first.text, "judge_mail_processing_seconds_count") == 2
     _fail_sending(h)
 
-    def broken(ctx, node):
-        raise RuntimeError("boom")
-
-    with monkeypatch.context() as m:
-        m.setitem(commands.HANDLERS, nodes.Help, broken)
-        h.mail("bob@example.test", "HELP")
+    quarantine(h, monkeypatch, nodes.Help, "bob@example.test", "HELP", "boom")
     h.send("cat@example.test", "LIST")  # stored, not run yet
     h.judge.poll_sources()
     with h.judge.sessions.begin() as s:  # a game resolved 90 s after its deadline
