@@ -152,7 +152,7 @@ def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, h
                  players=len(late))
     left = reminders.time_left(game.deadline, now)
     for player, context in late:
-        notify(s, config, now, "player/reminder.txt.j2", [player.address], game=game, player=player, left=left,
+        notify(s, config, now, method_of(game).REMINDER, [player.address], game=game, player=player, left=left,
                powers=power_list(game), **context)
     if not late:
         return None

@@ -237,3 +237,24 @@ def test_set_variant_and_set_method_keep_the_reminders(harness):
     reply = h.body(h.last_to(GM))
     assert "Reminders: 48h and 2h before the deadline" in reply
     assert "T set (T = 100" in reply and "reminders" not in reply.split("T set")[1].split("\n")[0]
+
+
+def test_each_reminded_method_has_its_own_reminder_and_a_new_one_gets_the_plain_one():
+    """A method's reminder is its own template (Method.REMINDER), found
+    through the registry; a method that names none gets the plain words,
+    which name no other method's commands."""
+    from types import SimpleNamespace
+
+    from judge.methods import METHODS
+    from judge.methods.interface import Method
+    from judge.templating import render_mail
+
+    reminded = {name: METHODS[name].REMINDER for name in METHODS if METHODS[name].REMINDED_STATE}
+    assert set(reminded) >= {"blind-auction", "preference", "blind-random", "payola"}
+    assert len(set(reminded.values())) == len(reminded)  # each its own words
+    deadline = datetime(2026, 3, 4, 12, 0, tzinfo=timezone.utc)
+    game = SimpleNamespace(name="newgame", method="countdown", deadline=deadline)
+    subject, body = render_mail(Method.REMINDER, game=game, docs_url="https://example.test/docs", left="1 hour")
+    assert subject == "?newgame: reminder, the deadline waits for you"
+    assert "1 hour from now" in body and "HELP countdown says what to send." in body
+    assert "bid" not in body.lower() and "preference" not in body.lower()

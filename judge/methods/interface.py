@@ -77,6 +77,10 @@ class Method:
     # The state in which the deadline waits on what players send (so that
     # reminders are worth sending), or None.
     REMINDED_STATE: str | None = None
+    # The reminder's template, with not_in_yet's context (a method's own
+    # words under templates/NAME/; the default says only that the deadline
+    # waits and HELP NAME says what to send).
+    REMINDER: str = "player/reminder.txt.j2"
     # The master sets the method's parameters (SET VARIANT resets them).
     TUNABLE: bool = False
     # A running game's master hears once a day whom it waits for

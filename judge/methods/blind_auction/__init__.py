@@ -19,6 +19,7 @@ class BlindAuction(Method):
     RESOLVES_AT_START = False
     STARTS_AT_DEADLINE = False  # its deadline closes the bidding; a forming auction waits for START
     REMINDED_STATE = "bidding"
+    REMINDER = "blind-auction/reminder.txt.j2"
     TUNABLE = True
     RESULTS = "results/blind-auction"
     REPLAY = "judge.methods.blind_auction.replay"

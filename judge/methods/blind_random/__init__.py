@@ -26,6 +26,7 @@ class BlindRandom(Method):
     ENGINE = "judge.methods.blind_random.engine"
     COMMANDS = ("judge.methods.blind_random.eml_blinding",)
     REMINDED_STATE = "bidding"
+    REMINDER = "blind/reminder.txt.j2"
     DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
     BLIND = True  # the web shows no power beside a player, nor the record
     RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"

@@ -41,6 +41,7 @@ class Payola(LiveMethod):
     LIVE = "judge.methods.payola.live"
     STARTS_AT_DEADLINE = False  # the GM's START, when the seven have joined
     REMINDED_STATE = "bidding"  # each phase's deadline waits on sheets or orders (live.not_in_yet)
+    REMINDER = "payola/reminder.txt.j2"
     HOW_TO_SUBMIT = "by offer sheets (lines like 4 : A PAR - BUR); see HELP payola"
     RESTART_HINT = " A Payola game runs phase by phase: PROCESS plays the current phase now."
 

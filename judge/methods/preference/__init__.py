@@ -21,6 +21,7 @@ class Preference(Method):
     REPLACEMENT_ASKED = ", and asked for a preference list"
     STARTS_WHEN_FULL = True
     REMINDED_STATE = "forming"
+    REMINDER = "preference/reminder.txt.j2"
     TUNABLE = True
     RESULTS = "results/preference"
     REPLAY = "judge.methods.preference.replay"
