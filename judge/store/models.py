@@ -286,3 +286,21 @@ class Moderator(Base):
     name: Mapped[str] = mapped_column(String(100), unique=True)
     password: Mapped[str] = mapped_column(String(200))
     created_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+
+class LoginFailure(Base):
+    """A failed (or not yet checked) login to the web console from a client
+    address (judge/web/auth.py, LoginLimiter): kept in the store, so every
+    web process counts the same failures and a restart forgets none. Rows
+    older than the limit's window are pruned when a new one is written."""
+
+    __tablename__ = "login_failures"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    address: Mapped[str] = mapped_column(String(100))
+    failed_at: Mapped[datetime] = mapped_column(UTCDateTime)
+
+    # The limit counts an address's failures of the last window; the pruning
+    # deletes by time alone, over every address (migration 0011).
+    __table_args__ = (Index("ix_login_failures_address_failed_at", "address", "failed_at"),
+                      Index("ix_login_failures_failed_at", "failed_at"))

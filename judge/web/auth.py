@@ -12,17 +12,15 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-import threading
 import time
-from collections import OrderedDict, deque
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Callable
 
-from sqlalchemy import select
+from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from judge import passwords
-from judge.store.models import Moderator
+from judge.store.models import LoginFailure, Moderator
 
 NAME_MAX = 100
 # A hash of a password nobody has: checked when the name is unknown, so a
@@ -138,67 +136,89 @@ def csrf_ok(request: Any, sent: object) -> bool:
 
 # -- failed logins ------------------------------------------------------------
 
+# The store's column is this wide; a longer "address" is no real one (a
+# forwarded header's junk) and is cut rather than refused with an error.
+ADDRESS_MAX = 100
+
+
 class LoginLimiter:
     """At most `limit` failed logins per client address in `window` seconds;
-    then that address is refused until its oldest failure is `window` old.
-    In memory, per web process (a restart forgets; several processes each
-    count their own). `clock`: monotonic seconds, injected by the tests."""
+    then that address is refused until its `limit`-th newest failure is
+    `window` old. The failures
+    are rows of the store (LoginFailure): every web process over the store
+    counts the same ones and a restart forgets none. `sessions`: the store's
+    sessionmaker (the console gives the app's to a limiter made without
+    one); `clock`: wall-clock seconds, shared by the processes (injected by
+    the tests)."""
 
-    def __init__(self, limit: int = 5, window: float = 900.0, clock: Callable[[], float] = time.monotonic,
-                 max_addresses: int = 10_000) -> None:
-        self.limit, self.window, self.clock, self.max_addresses = limit, window, clock, max_addresses
-        self._failures: OrderedDict[str, deque[float]] = OrderedDict()
-        self._lock = threading.Lock()  # the endpoints run in a thread pool
+    def __init__(self, limit: int = 5, window: float = 900.0, clock: Callable[[], float] = time.time,
+                 sessions: Callable[..., Session] | None = None) -> None:
+        self.limit, self.window, self.clock, self.sessions = limit, window, clock, sessions
 
-    def _recent(self, address: str, now: float) -> deque[float]:
-        times = self._failures.get(address)
-        if times is None:
-            return deque()
-        while times and times[0] <= now - self.window:
-            times.popleft()
-        if not times:
-            del self._failures[address]
-        return times
+    @staticmethod
+    def _when(seconds: float) -> datetime:
+        return datetime.fromtimestamp(seconds, timezone.utc)
+
+    def _locked(self, s: Session, address: str, now: float) -> None:
+        """Begin `s`'s transaction with a lock on the address's count, held
+        to its commit (PostgreSQL: the address's; SQLite: the store's write
+        lock): the count and the write of an attempt are one step, whichever
+        process makes it. Prunes every failure out of the window on the way."""
+        if s.get_bind().dialect.name == "postgresql":
+            # A lock on the address, not on the table: other addresses go on.
+            key = int.from_bytes(hashlib.sha256(f"judge login {address}".encode()).digest()[:8], "big", signed=True)
+            s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+        # On SQLite this first write takes the store's write lock (another
+        # process's attempt waits for the commit; reads go on, WAL). On
+        # PostgreSQL the rows another attempt is pruning are skipped, not
+        # waited for: two prunings deleting in different orders would
+        # deadlock.
+        old = (select(LoginFailure.id).where(LoginFailure.failed_at <= self._when(now - self.window))
+               .with_for_update(skip_locked=True))
+        s.execute(delete(LoginFailure).where(LoginFailure.id.in_(old)))
+
+    def _wait(self, s: Session, address: str, now: float) -> float:
+        """Seconds until `address` may try again, from its failures of the
+        window: one indexed query, which reads no more than `limit` rows
+        (the newest ones)."""
+        times = s.scalars(select(LoginFailure.failed_at)
+                          .where(LoginFailure.address == address,
+                                 LoginFailure.failed_at > self._when(now - self.window))
+                          .order_by(LoginFailure.failed_at.desc()).limit(self.limit)).all()
+        if len(times) < self.limit:
+            return 0.0
+        return max(0.0, times[-1].timestamp() + self.window - now)
+
+    def _store(self) -> Callable[..., Session]:
+        assert self.sessions is not None, "a LoginLimiter needs the store's sessions"
+        return self.sessions
 
     def wait(self, address: str) -> float:
         """Seconds until `address` may try again; 0 when it may now."""
-        with self._lock:
-            now = self.clock()
-            times = self._recent(address, now)
-            if len(times) < self.limit:
-                return 0.0
-            return max(0.0, times[0] + self.window - now)
+        with self._store()() as s:
+            return self._wait(s, address[:ADDRESS_MAX], self.clock())
 
     def attempt(self, address: str) -> float:
         """Count a login attempt of `address` as failed before it is checked
-        (`succeeded` clears the count): many attempts sent at once cannot all
-        pass the check before the first one's failure is counted. Returns 0
-        when the attempt may go on, else the seconds to wait (not counted)."""
-        with self._lock:
-            now = self.clock()
-            times = self._recent(address, now)
-            if len(times) >= self.limit:
-                return max(0.0, times[0] + self.window - now)
-            self._add(address, now)
-            return 0.0
+        (`succeeded` clears the count): the count and the attempt's row are
+        one transaction under the address's lock, committed before the
+        password is checked, so of attempts sent at once (to one web process
+        or several) no more than `limit` pass. Returns 0 when the attempt may
+        go on, else the seconds to wait (and the attempt is not counted)."""
+        address, now = address[:ADDRESS_MAX], self.clock()
+        with self._store().begin() as s:
+            self._locked(s, address, now)
+            wait = self._wait(s, address, now)
+            if not wait:
+                s.add(LoginFailure(address=address, failed_at=self._when(now)))
+        return wait
 
     def failed(self, address: str) -> None:
-        with self._lock:
-            now = self.clock()
-            self._recent(address, now)
-            self._add(address, now)
-
-    def _add(self, address: str, now: float) -> None:
-        """Under the lock."""
-        times = self._failures.setdefault(address, deque())
-        times.append(now)
-        self._failures.move_to_end(address)
-        while len(times) > self.limit:
-            times.popleft()
-        # Bounded memory under a flood of addresses: the longest quiet go first.
-        while len(self._failures) > self.max_addresses:
-            self._failures.popitem(last=False)
+        now = self.clock()
+        with self._store().begin() as s:
+            self._locked(s, address[:ADDRESS_MAX], now)
+            s.add(LoginFailure(address=address[:ADDRESS_MAX], failed_at=self._when(now)))
 
     def succeeded(self, address: str) -> None:
-        with self._lock:
-            self._failures.pop(address, None)
+        with self._store().begin() as s:
+            s.execute(delete(LoginFailure).where(LoginFailure.address == address[:ADDRESS_MAX]))

@@ -3,7 +3,8 @@
 Every page and action needs a moderator's session (judge.web.auth): a page
 asked for without one redirects to the login, a POST without one is refused
 (403), and every POST must carry the session's CSRF token (403 otherwise).
-Failed logins are limited per client address (auth.LoginLimiter).
+Failed logins are limited per client address (auth.LoginLimiter), counted in
+the store, so every web process over it counts the same ones.
 
 The facts are those of `judge log`, `judge outbox` and `judge quarantine`,
 read through the same functions (judge.audit, judge.outbox,
@@ -53,10 +54,13 @@ def routes() -> list[Route]:
 
 
 def limiter(request: Request) -> auth.LoginLimiter:
-    """The app's failed-login counter (a test may set its own, with its clock)."""
+    """The app's failed-login counter, over the app's store (a test may set
+    its own, with its clock: it counts in the app's store too)."""
     state = request.app.state
     if getattr(state, "login_limiter", None) is None:
         state.login_limiter = auth.LoginLimiter()
+    if state.login_limiter.sessions is None:
+        state.login_limiter.sessions = state.sessions
     return state.login_limiter
 
 
@@ -154,7 +158,8 @@ async def login(request: Request) -> Response:
         return _refused(request, 403, "This form is out of date or was not sent from the console: "
                                       "reload the login page and try again.")
     limits = limiter(request)
-    wait = limits.attempt(address)  # counted as failed until it succeeds
+    # Counted as failed until it succeeds; the store's work in the thread pool.
+    wait = await run_in_threadpool(limits.attempt, address)
     if wait:
         log.warning("console: login from %s refused: too many failed logins", address)
         minutes = max(1, round(wait / 60))
@@ -173,7 +178,7 @@ async def login(request: Request) -> Response:
         log.warning("console: failed login from %s", address)
         return _render(request, "login.html.j2", status=401, moderator=None, error="Wrong name or password.",
                        name=name[:100], next=target)
-    limits.succeeded(address)
+    await run_in_threadpool(limits.succeeded, address)
     log.info("console: %s logged in from %s", name, address)
     return RedirectResponse(target, status_code=303, headers=HEADERS)
 

@@ -98,9 +98,20 @@ def test_failed_logins_are_limited_per_address_and_the_limit_passes(judge_and_cl
     assert c.get("/console/").status_code == 200
 
 
-def test_the_limiter_counts_each_address_apart_and_forgets_after_a_success():
+@pytest.fixture
+def store(database_url):
+    """The sessions of a fresh store (SQLite and PostgreSQL)."""
+    from judge.store.db import make_engine, session_factory, upgrade
+
+    engine = make_engine(database_url)
+    upgrade(engine)
+    yield session_factory(engine)
+    engine.dispose()
+
+
+def test_the_limiter_counts_each_address_apart_and_forgets_after_a_success(store):
     now = [0.0]
-    limits = LoginLimiter(limit=3, window=60, clock=lambda: now[0], max_addresses=2)
+    limits = LoginLimiter(limit=3, window=60, clock=lambda: now[0], sessions=store)
     for _ in range(3):
         limits.failed("10.0.0.1")
     assert limits.wait("10.0.0.1") == 60 and limits.wait("10.0.0.2") == 0
@@ -108,11 +119,32 @@ def test_the_limiter_counts_each_address_apart_and_forgets_after_a_success():
     limits.succeeded("10.0.0.2")
     assert limits.wait("10.0.0.2") == 0
     now[0] = 30
-    limits.failed("10.0.0.3")
-    limits.failed("10.0.0.4")  # a third address: the longest quiet is forgotten (bounded memory)
+    assert limits.wait("10.0.0.1") == 30
+    now[0] = 60
     assert limits.wait("10.0.0.1") == 0
-    now[0] = 100
-    assert limits.wait("10.0.0.3") == 0
+
+
+def test_old_failures_are_pruned_when_a_new_one_is_written(store):
+    from sqlalchemy import func, select
+
+    from judge.store.models import LoginFailure
+
+    now = [0.0]
+    limits = LoginLimiter(limit=5, window=900, clock=lambda: now[0], sessions=store)
+    for address in ("10.0.0.1", "10.0.0.2", "10.0.0.1"):
+        limits.failed(address)
+    now[0] = 600
+    limits.failed("10.0.0.3")
+    now[0] = 900  # the first three are the window old: gone at the next failure, whoever's
+    limits.failed("10.0.0.4")
+    with store() as s:
+        left = sorted(s.scalars(select(LoginFailure.address)).all())
+    assert left == ["10.0.0.3", "10.0.0.4"]
+    now[0] = 5000  # a refused attempt leaves no row either
+    for _ in range(7):
+        limits.attempt("10.0.0.5")
+    with store() as s:
+        assert s.scalar(select(func.count()).select_from(LoginFailure)) == 5
 
 
 def test_a_login_lasts_a_working_day(tmp_path):
@@ -136,18 +168,20 @@ def test_a_login_lasts_a_working_day(tmp_path):
     h.close()
 
 
-def test_logins_sent_at_once_cannot_pass_the_limit_together():
+def test_logins_sent_at_once_cannot_pass_the_limit_together(store):
     import threading
 
-    limits = LoginLimiter(limit=5, window=900)
+    # Two limiters over one store: two web processes.
+    limits = LoginLimiter(limit=5, window=900, sessions=store)
+    other = LoginLimiter(limit=5, window=900, sessions=store)
     start, allowed = threading.Barrier(40), []
 
-    def one() -> None:
+    def one(limiter: LoginLimiter) -> None:
         start.wait()
-        if limits.attempt("10.0.0.1") == 0:
+        if limiter.attempt("10.0.0.1") == 0:
             allowed.append(1)
 
-    threads = [threading.Thread(target=one) for _ in range(40)]
+    threads = [threading.Thread(target=one, args=(limits if i % 2 else other,)) for i in range(40)]
     for t in threads:
         t.start()
     for t in threads:
@@ -163,3 +197,26 @@ def test_the_log_names_no_password_tried(judge_and_client, caplog):
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "failed login from testclient" in logged and f"{MOD} logged in from testclient" in logged
     assert "Typed1nTheNameField" not in logged and "AndAGuess99" not in logged and MOD_PASSWORD not in logged
+
+
+def test_the_limit_holds_across_two_apps_and_a_restart(tmp_path, database_url):
+    """Two apps over one store (two web processes) count the same failures,
+    and a new app (a restart) forgets none of them."""
+    h = make_harness(tmp_path, database_url)
+    add_moderator(h)
+    now = [1000.0]
+    first, second = client(h), client(h)
+    for c in (first, second):
+        c.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
+    for i in range(5):  # the guesses spread over both
+        assert log_in(first if i % 2 else second, MOD, "guess").status_code == 401
+    for c in (first, second):
+        assert log_in(c).status_code == 429
+        c.close()
+    restarted = client(h)
+    restarted.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
+    assert "about 15 minutes" in log_in(restarted).text
+    now[0] += 900
+    assert log_in(restarted).status_code == 303
+    restarted.close()
+    h.close()
