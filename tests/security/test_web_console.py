@@ -22,7 +22,7 @@ from judge.syntax import nodes
 from judge.web import console
 from judge.web.auth import LoginLimiter
 from tests.harness import JUDGE
-from tests.web.console_helpers import MOD_PASSWORD, add_moderator, client, csrf_of, log_in, make_harness
+from tests.web.console_helpers import MOD, MOD_PASSWORD, add_moderator, client, csrf_of, log_in, make_harness
 from tests.web.test_console_pages import _fail_sending
 
 PARAMS = {"name": "vienna", "mail_id": "1", "row_id": "1"}
@@ -131,6 +131,31 @@ def test_login_guessing_is_limited_per_address(tmp_path):
     now[0] = 901
     assert log_in(c).status_code == 303
     assert limits.wait("testclient") == 0
+    h.close()
+
+
+def test_the_limit_holds_across_two_apps_and_a_restart(tmp_path, database_url):
+    """The attack that got through while the count lived in one process's
+    memory: guesses spread over two web processes (two apps over one store)
+    each got their own 5, and a restart gave 5 more. The count is the
+    store's now: together they get 5, and a new app forgets none."""
+    h = make_harness(tmp_path, database_url)
+    add_moderator(h)
+    now = [1000.0]
+    first, second = client(h), client(h)
+    for c in (first, second):
+        c.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
+    for i in range(5):  # the guesses spread over both
+        assert log_in(first if i % 2 else second, MOD, "guess").status_code == 401
+    for c in (first, second):
+        assert log_in(c).status_code == 429
+        c.close()
+    restarted = client(h)
+    restarted.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
+    assert "about 15 minutes" in log_in(restarted).text
+    now[0] += 900
+    assert log_in(restarted).status_code == 303
+    restarted.close()
     h.close()
 
 

@@ -197,26 +197,3 @@ def test_the_log_names_no_password_tried(judge_and_client, caplog):
     logged = "\n".join(r.getMessage() for r in caplog.records)
     assert "failed login from testclient" in logged and f"{MOD} logged in from testclient" in logged
     assert "Typed1nTheNameField" not in logged and "AndAGuess99" not in logged and MOD_PASSWORD not in logged
-
-
-def test_the_limit_holds_across_two_apps_and_a_restart(tmp_path, database_url):
-    """Two apps over one store (two web processes) count the same failures,
-    and a new app (a restart) forgets none of them."""
-    h = make_harness(tmp_path, database_url)
-    add_moderator(h)
-    now = [1000.0]
-    first, second = client(h), client(h)
-    for c in (first, second):
-        c.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
-    for i in range(5):  # the guesses spread over both
-        assert log_in(first if i % 2 else second, MOD, "guess").status_code == 401
-    for c in (first, second):
-        assert log_in(c).status_code == 429
-        c.close()
-    restarted = client(h)
-    restarted.app.state.login_limiter = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
-    assert "about 15 minutes" in log_in(restarted).text
-    now[0] += 900
-    assert log_in(restarted).status_code == 303
-    restarted.close()
-    h.close()
