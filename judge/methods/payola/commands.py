@@ -18,9 +18,8 @@ from functools import cache
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
 from judge.syntax.errors import CommandSyntaxError, fault
-from judge.syntax.lines import grammar
+from judge.syntax.lines import MAX_LINE_LENGTH, grammar
 
-MAX_LINE_LENGTH = 1000
 _OWN = {"TRANSFER", "LEDGER", "BALANCE", "WAIVE", "BUILD", "DISBAND", "REMOVE", "PROCESS"}
 _SET = {"ACCEPT", "BALANCE", "POWER", "MOVEMENT", "RETREAT", "ADJUSTMENT"}
 # An offer line (payola-core's grammar) or a unit's order: "4 : A PAR - BUR",

@@ -14,10 +14,9 @@ from functools import cache, lru_cache
 
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
-from judge.resources import data_dir
 from judge.syntax.errors import CommandSyntaxError, fault
+from judge.syntax.lines import MAX_LINE_LENGTH, grammar
 
-MAX_LINE_LENGTH = 1000
 MAX_LINES = 500  # 34 units with a dozen offers each is ~400 lines; the passes grow with it (docs/payola.md)
 MAX_AMOUNT = 9999  # DPjudge's limit (PayolaGame.parseOffer), which also bounds the overspending passes
 MAX_REPEAT = 99  # likewise: "2*5" repeats an offer at most 99 times
@@ -148,8 +147,7 @@ class _ToLines(Transformer):
 
 @cache
 def _parser() -> Lark:
-    text = (data_dir("grammars") / "payola.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToLines())
+    return grammar("payola", _ToLines())
 
 
 @lru_cache(maxsize=8192)
