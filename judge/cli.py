@@ -360,18 +360,25 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
     """Queue failed (or waiting) mails again, to be sent at the next pass."""
     from judge import outbox as queue
     from judge.app import build_judge
+
+    each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.retry, "queued again")
+
+
+def each_id(judge, ids: tuple[int, ...], act, done: str) -> None:
+    """`act(session, id, now)` on each id, in one transaction (`judge outbox
+    retry`, `judge quarantine rerun`): "#ID: done" for each it did, its
+    problem (a sentence, or None when done) on stderr for the others, and
+    exit status 1 if any had one."""
     from judge.clock import SystemClock
 
-    judge = build_judge(_config(ctx.parent), with_io=False)
-    now = SystemClock().now()
-    problems = []
+    now, problems = SystemClock().now(), []
     with judge.sessions.begin() as s:
         for row_id in ids:
-            problem = queue.retry(s, row_id, now)
+            problem = act(s, row_id, now)
             if problem:
                 problems.append(problem)
             else:
-                click.echo(f"#{row_id}: queued again")
+                click.echo(f"#{row_id}: {done}")
     for p in problems:
         click.echo(p, err=True)
     if problems:

@@ -88,21 +88,11 @@ def quarantine(ctx: click.Context, fmt: str) -> None:
 @click.pass_context
 def quarantine_rerun(ctx: click.Context, ids: tuple[int, ...]) -> None:
     """Run quarantined mails again (after the cause is mended), at the next pass."""
-    from judge.clock import SystemClock
+    from judge.cli import each_id
     from judge.failures import rerun_mail
 
-    now, problems = SystemClock().now(), []
-    with _judge(ctx.parent).sessions.begin() as s:
-        for mail_id in ids:
-            problem = rerun_mail(s, mail_id, now, by="judge quarantine rerun")
-            if problem:
-                problems.append(problem)
-            else:
-                click.echo(f"#{mail_id}: queued to run again")
-    for p in problems:
-        click.echo(p, err=True)
-    if problems:
-        ctx.exit(1)
+    each_id(_judge(ctx.parent), ids, lambda s, mail_id, now: rerun_mail(s, mail_id, now, by="judge quarantine rerun"),
+            "queued to run again")
 
 
 @click.group()
