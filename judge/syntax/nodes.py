@@ -6,7 +6,7 @@ the command's first character; they let replies point at the line.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 
 
@@ -24,6 +24,17 @@ class BidEntry:
 class Node:
     line: int
     column: int
+
+
+@dataclass(frozen=True, kw_only=True)
+class MethodCommand:
+    """The base of a method's own commands (LUI, PT3; their grammars under
+    grammars/). Where the command stood in its mail is not part of what it
+    means: two alike commands compare equal wherever they stood, and a pure
+    engine or a test builds one without a place."""
+
+    line: int = field(default=0, compare=False)
+    column: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)

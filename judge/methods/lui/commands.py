@@ -7,25 +7,19 @@ what was expected there and what stood there instead.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import cache
 
 from lark import Lark, Transformer
 
 from judge.syntax.errors import CommandSyntaxError
 from judge.syntax.lines import expected_text, grammar, read_line
+from judge.syntax.nodes import MethodCommand as Command
 
 
 
 class LuiSyntaxError(CommandSyntaxError):
     """A line that is no LUI command."""
-
-
-@dataclass(frozen=True, kw_only=True)
-class Command:
-    # Where the command stood in its mail; not part of what it means.
-    line: int = field(default=0, compare=False)
-    column: int = field(default=0, compare=False)
 
 
 @dataclass(frozen=True)

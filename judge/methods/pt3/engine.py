@@ -23,10 +23,12 @@ Rules, as the seed gives them and where it is silent as chosen here:
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from datetime import datetime, timedelta
 from decimal import Decimal, InvalidOperation
 from typing import Any, Mapping
+
+from judge.syntax.nodes import MethodCommand as Command
 
 NAME = "pt3"
 GM = "GM"  # the actor of the GM's commands
@@ -147,12 +149,6 @@ def check_params(U: int, params: Params) -> list[str]:
 # --------------------------------------------------------------------------
 # Commands (commands.py makes them from a mail's line)
 # --------------------------------------------------------------------------
-
-@dataclass(frozen=True, kw_only=True)
-class Command:
-    line: int = field(default=0, compare=False)
-    column: int = field(default=0, compare=False)
-
 
 @dataclass(frozen=True)
 class Bid(Command):
