@@ -120,9 +120,11 @@ def powers(state: State) -> list[str]:
 
 
 def letters(state: State) -> dict[str, str]:
-    """power -> the letter of an acceptance list (the map's abbreviation, else its initial)."""
-    g = state.view()
-    return {title(p): (g.map.abbrev.get(p) or p[0]).upper() for p in sorted(g.powers)}
+    """power -> the letter of an acceptance list: payola-core's, the one
+    check_acceptance reads (what the players are told must be what it takes)."""
+    from judge.methods.payola.orders import power_letters
+
+    return power_letters(state.variant)
 
 
 def default_accept(state: State, power: str) -> str:
