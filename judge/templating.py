@@ -35,18 +35,18 @@ def bbcode(value: Any) -> str:
     return one_line(str(value)).translate(_BBCODE)
 
 
-@cache
-def environment(docs_url: str = DEFAULT_DOCS_URL) -> Environment:
-    """One environment per docs URL: `docs_url` is a global, so a macro
-    imported from another template (the results' partials) points to the
-    judge's own docs as well, without every import passing it on."""
+def build_environment(*, html: bool = False) -> Environment:
+    """An environment over templates/ with the judge's filters: for texts
+    (mails, posts: kept as written, trailing newline and all), or with
+    `html` for the web pages (judge.web.app: autoescaped always, so a
+    player's name is text, never markup)."""
     env = Environment(
         loader=FileSystemLoader(str(data_dir("templates"))),
         undefined=StrictUndefined,
-        keep_trailing_newline=True,
+        keep_trailing_newline=not html,
         trim_blocks=True,
         lstrip_blocks=True,
-        autoescape=False,
+        autoescape=html,
     )
     env.filters["when"] = format_time
     env.filters["ljust"] = _ljust
@@ -55,6 +55,15 @@ def environment(docs_url: str = DEFAULT_DOCS_URL) -> Environment:
     env.filters["plural"] = plural
     env.filters["about"] = about
     env.filters["reply_subject"] = reply_subject
+    return env
+
+
+@cache
+def environment(docs_url: str = DEFAULT_DOCS_URL) -> Environment:
+    """One environment per docs URL: `docs_url` is a global, so a macro
+    imported from another template (the results' partials) points to the
+    judge's own docs as well, without every import passing it on."""
+    env = build_environment()
     env.globals["docs_url"] = docs_url
     return env
 

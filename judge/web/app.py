@@ -10,7 +10,7 @@ import os
 import secrets
 from pathlib import Path
 
-from jinja2 import Environment, FileSystemLoader, StrictUndefined
+from jinja2 import Environment
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.middleware.sessions import SessionMiddleware
@@ -46,16 +46,9 @@ def session_secret(config: Config) -> str:
 def templates_environment(config: Config) -> Environment:
     """The pages' jinja2 environment: templates/ (templates/web/ for the
     pages), HTML autoescaped always, so a player's name is text, never markup."""
-    from judge.deadlines import format_time
+    from judge.templating import build_environment
 
-    env = Environment(
-        loader=FileSystemLoader(str(data_dir("templates"))),
-        undefined=StrictUndefined,
-        autoescape=True,
-        trim_blocks=True,
-        lstrip_blocks=True,
-    )
-    env.filters["when"] = format_time
+    env = build_environment(html=True)
     env.globals["judge_name"] = config.name
     env.globals["docs_url"] = config.docs_url
     return env
