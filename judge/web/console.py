@@ -17,6 +17,7 @@ the thread pool.
 from __future__ import annotations
 
 import logging
+from collections import Counter
 from functools import wraps
 from typing import Any, Callable
 from urllib.parse import quote
@@ -207,14 +208,7 @@ def home(request: Request, s, who: str) -> Response:
     # A count only: the quarantine's page reads (and masks) the mails themselves.
     quarantined = s.scalar(select(func.count()).where(InboundMessage.status == "quarantined"))
     return _render(request, "home.html.j2", moderator=who, games=games,
-                   outbox_counts=_count(r["status"] for r in waiting), quarantined=quarantined)
-
-
-def _count(values) -> dict[str, int]:
-    counts: dict[str, int] = {}
-    for v in values:
-        counts[v] = counts.get(v, 0) + 1
-    return counts
+                   outbox_counts=Counter(r["status"] for r in waiting), quarantined=quarantined)
 
 
 @page
