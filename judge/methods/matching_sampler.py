@@ -493,6 +493,36 @@ def _find(uf, x):
     return x
 
 
+def _pick(wts, n, xh, xl, nw):
+    """A step's choice among options 0 .. n - 1 of weights wts (those <= 0
+    have no width), by the draw xh (, xl): each option's width is its weight
+    times SHRINK out of 2**(62 * nw), cut to nw words, and the option chosen
+    is the first whose cumulative width passes the draw. Returns (chosen,
+    hi, lo): chosen -1 when the draw fell in the rejected rest; hi, lo the
+    width of the last option measured (the chosen one's)."""
+    chosen = -1
+    ch = 0
+    cl = 0
+    hi = 0
+    lo = 0
+    for o in range(n):
+        v = wts[o]
+        if v <= 0.0:
+            continue
+        y = v * SHRINK * TWO62
+        hi = int(y)
+        lo = int((y - hi) * TWO62) if nw == 2 else 0
+        ch += hi
+        cl += lo
+        if cl >= 4611686018427387904:  # 2**62: carry
+            cl -= 4611686018427387904
+            ch += 1
+        if xh < ch or (xh == ch and xl < cl):
+            chosen = o
+            break
+    return chosen, hi, lo
+
+
 def _exact_part(lp, lx, la, lsum, oa, osum, G, k_max, group, degree, m, xi, tab):
     """The exact-lines bound of the current state (docs/preference.md, "The
     bound at a frontier node"), for one side: the lines are rows (lp, lx,
@@ -698,26 +728,7 @@ def _exact_draw(G, xi, tab, nc, words, pos, whi, wlo, wn, st, pairs, wts):
                 xh = words[pos]
                 xl = words[pos + 1] if nw == 2 else 0
                 pos += nw
-                chosen = -1
-                ch = 0
-                cl_ = 0
-                hi = 0
-                lo = 0
-                for o in range(kc + 1):
-                    v = wts[o]
-                    if v <= 0.0:
-                        continue
-                    y = v * SHRINK * TWO62
-                    hi = int(y)
-                    lo = int((y - hi) * TWO62) if nw == 2 else 0
-                    ch += hi
-                    cl_ += lo
-                    if cl_ >= 4611686018427387904:  # 2**62: carry
-                        cl_ -= 4611686018427387904
-                        ch += 1
-                    if xh < ch or (xh == ch and xl < cl_):
-                        chosen = o
-                        break
+                chosen, hi, lo = _pick(wts, kc + 1, xh, xl, nw)
                 if chosen < 0:
                     return -2, st, npairs
                 whi[st] = hi
@@ -943,26 +954,7 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
             xh = words[pos]
             xl = words[pos + 1] if nw == 2 else 0
             pos += nw
-            chosen = -1
-            ch = 0
-            cl = 0
-            hi = 0
-            lo = 0
-            for t in range(nc):
-                w = wts[t]
-                if w <= 0.0:
-                    continue
-                y = w * SHRINK * TWO62
-                hi = int(y)
-                lo = int((y - hi) * TWO62) if nw == 2 else 0
-                ch += hi
-                cl += lo
-                if cl >= 4611686018427387904:  # 2**62: carry
-                    cl -= 4611686018427387904
-                    ch += 1
-                if xh < ch or (xh == ch and xl < cl):
-                    chosen = t
-                    break
+            chosen, hi, lo = _pick(wts, nc, xh, xl, nw)
             if chosen < 0:  # the draw fell in the rejected rest
                 dead = True
                 break
