@@ -117,19 +117,14 @@ def judge_params(game: Game) -> dict[str, Any]:
     return {k: v for k, v in (game.params or {}).items() if k in JUDGE_PARAMS}
 
 
-def effective_params(game: Game) -> Any:
-    """The method's parameters as numbers (a Blind Auction's "T/U" for D
-    worked out, so that it follows T); the method's ParamError if unusable."""
-    return game_params(game)
-
-
 def is_auction(game: Game) -> bool:
     """Players send bids, checked as lists (the Blind Auction)."""
     return method_of(game).SUBMITS == "bids"
 
 
 def game_params(game: Game) -> Any:
-    """The method's parameters (ParamError if they cannot be used)."""
+    """The method's parameters as numbers (a Blind Auction's "T/U" for D
+    worked out, so that it follows T); the method's ParamError if unusable."""
     return method_of(game).params_from(raw_params(game), len(game.powers))
 
 

@@ -20,7 +20,7 @@ from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
-from judge.games import counting_submission, effective_params, is_auction, power_list, replay_refusal
+from judge.games import counting_submission, game_params, is_auction, power_list, replay_refusal
 from judge.mail.inbound import InboundMail, parse_message
 from judge.methods import method_of
 from judge.outbox import queue_mail
@@ -388,7 +388,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         block.status, block.message = "rejected", str(err)
         _record(ctx, first, text.strip("\n"), "rejected", str(err))
         return
-    powers, params = power_list(game), effective_params(game)
+    powers, params = power_list(game), game_params(game)
     checked = check(parts, powers, params)
     sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
                      submitted_at=ctx.sent_at, text=text, valid=checked.ok,

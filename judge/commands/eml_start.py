@@ -16,7 +16,7 @@ from judge.games import (
     active_players,
     deadline_ahead,
     draw_resolution,
-    effective_params,
+    game_params,
     missing_players,
     notify,
     observers,
@@ -90,7 +90,7 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     deadline_ahead(config, game, now)
     set_state(session, game, "bidding", now)
     game.started_at = now
-    params = effective_params(game)
+    params = game_params(game)
     for p in players:
         notify(session, config, now, "player/auction_open.txt.j2", [p.address], game=game,
                player=p, params=params, powers=power_list(game))
