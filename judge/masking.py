@@ -83,15 +83,14 @@ def header_lines(block: str) -> list[str]:
 
 
 def decoded(field: str) -> str:
+    """A header field with its encoded words decoded, as the judge reads
+    them (judge.mail.inbound: linear in the field's length)."""
     if "=?" not in field:
         return field
-    from email.header import decode_header, make_header
+    from judge.mail.inbound import decode_raw_header
 
     name, _, value = field.partition(":")
-    try:
-        return f"{name}: {make_header(decode_header(value.strip()))}"
-    except Exception:  # noqa: BLE001 - a malformed encoded word: shown as it came (masked below)
-        return field
+    return f"{name}: {decode_raw_header(value)}"
 
 
 def split(raw: bytes) -> tuple[bytes, bytes]:
