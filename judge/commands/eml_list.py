@@ -35,8 +35,13 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     except ValueError as err:  # each method's ParamError
         problem = str(err)
     master = ctx.role == "master" and ctx.game is game
-    blind = method_of(game).list_view(ctx, game, master)
+    # A method's list_view: a blinding protocol's step ("step"), or the
+    # method's own board ("board": LUI, PT3, Payola); the template shows each its own way.
+    view = method_of(game).list_view(ctx, game, master)
+    board = view.get("board") if view else None
+    blind = None if board else view
     reminders = describe(game_hours(game.params, ctx.config.reminder_hours))
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
                   auction=is_auction(game), seats=seats(game), powers=power_list(game),
-                  standings=standings(ctx.session, game), master=master, blind=blind, reminders=reminders).rstrip()
+                  standings=standings(ctx.session, game), master=master, blind=blind, board=board,
+                  reminders=reminders).rstrip()

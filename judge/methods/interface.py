@@ -196,7 +196,8 @@ class Method:
         return ""
 
     def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        """What LIST adds of the method's own state (its template's `blind`)."""
+        """What LIST adds of the method's own state: {"board": text}, or a
+        blinding protocol's step (list_game.txt.j2's `board` and `blind`)."""
         return None
 
     def refusal(self, command: str, game: Game) -> str | None:
