@@ -49,11 +49,11 @@ def _sorted(rows: list[dict], sort: str) -> tuple[list[dict], str]:
     if key not in SORTS:
         return rows, "name"
 
-    def value(r: dict) -> tuple:
+    def value(r: dict) -> Any:
         v = r[key]
-        # Games without a deadline come last either way round.
-        return (v is None, v.casefold() if isinstance(v, str) else v if v is not None else 0)
+        return v.casefold() if isinstance(v, str) else v
 
+    # Games without a deadline come last either way round.
     present = [r for r in rows if r[key] is not None]
     absent = [r for r in rows if r[key] is None]
     return sorted(present, key=value, reverse=reverse) + absent, sort
