@@ -29,7 +29,7 @@ from datetime import datetime, timedelta, timezone
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from judge import audit
-from judge.methods.live_support import may_send, template_words
+from judge.methods.live_support import mail as _mail, may_send, template_words
 from judge.methods.lui import engine
 from judge.methods.lui.commands import (
     Bid,
@@ -613,14 +613,3 @@ def _finish(session: Session, config: Config, now: datetime, game: Game, live: L
         subject, body = render_mail("results/lui/player.txt.j2", game=game, result=result, you=name,
                                     when=live.when, docs_url=config.docs_url)
         queue_mail(session, config, now, to=[address], subject=subject, body=body, kind="result", game_id=game.id)
-
-
-def _mail(session: Session, config: Config, now: datetime, game: Game, to: list[str], template: str, *,
-          kind: str, png: bytes | None = None, private: bool = False, **context: Any) -> None:
-    from judge.outbox import queue_mail
-    from judge.templating import render_mail
-
-    subject, body = render_mail(template, game=game, docs_url=config.docs_url, **context)
-    attachments = [(f"{game.name}-board.png", png, "image/png")] if png is not None else []
-    queue_mail(session, config, now, to=to, subject=subject, body=body, kind=kind, game_id=game.id,
-               attachments=attachments, private=private)

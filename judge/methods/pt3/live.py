@@ -27,7 +27,7 @@ from datetime import datetime
 from typing import TYPE_CHECKING, Any, Mapping
 
 from judge import audit
-from judge.methods.live_support import may_send, template_words
+from judge.methods.live_support import mail as _mail, may_send, template_words
 from judge.methods.pt3 import engine
 from judge.methods.pt3.commands import Pt3SyntaxError, claims, parse_line
 from judge.methods.pt3.engine import GM, SIDES, State, money, square_name
@@ -385,17 +385,6 @@ def _advice(session: Session, config: Config, now: datetime, game: Game, live: L
     a["your_square"] = a["x_square"] if side == "X" else a["o_square"]
     _mail(session, config, now, game, [live.address[side]], "pt3/advice.txt.j2", a=a, you=side,
           view=render.view(live.state, game.name), places=live.state.places, private=True)
-
-
-def _mail(session: Session, config: Config, now: datetime, game: Game, to: list[str], template: str, *,
-          kind: str = "notice", png: bytes | None = None, private: bool = False, **context: Any) -> None:
-    from judge.outbox import queue_mail
-    from judge.templating import render_mail
-
-    subject, body = render_mail(template, game=game, docs_url=config.docs_url, **context)
-    attachments = [(f"{game.name}-board.png", png, "image/png")] if png is not None else []
-    queue_mail(session, config, now, to=to, subject=subject, body=body, kind=kind, game_id=game.id,
-               attachments=attachments, private=private)
 
 
 # --------------------------------------------------------------------------
