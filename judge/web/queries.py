@@ -10,7 +10,6 @@ record, no seed and no secret.
 from __future__ import annotations
 
 import re
-from datetime import datetime
 from functools import lru_cache
 from typing import Any
 
@@ -192,7 +191,3 @@ def feed_entries(session: Session, game: Game | None = None, limit: int = 50) ->
                     "blind": blind, "assignment": assignment,
                     "seed": None if blind else resolution.seed})
     return out
-
-
-def latest_change(session: Session) -> datetime | None:
-    return session.scalar(select(func.max(Resolution.created_at)))
