@@ -14,11 +14,11 @@ def web(ctx: click.Context, host: str | None, port: int | None) -> None:
     """Serve the public pages and the moderators' console over the store."""
     from judge.cli import _config
     from judge.store.db import make_engine, upgrade
-    from judge.web.server import make_server, serve_forever
+    from judge.web.server import make_server
 
     config = _config(ctx)
     config.data_dir.mkdir(parents=True, exist_ok=True)
     upgrade(make_engine(config.database_url))  # a fresh store gets its tables, as for every command
     server = make_server(config, host, port)
     click.echo(f"judge: web pages on http://{server.config.host}:{server.config.port}/")
-    serve_forever(server)
+    server.run()

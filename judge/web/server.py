@@ -27,10 +27,6 @@ def make_server(config: Config, host: str | None = None, port: int | None = None
     return uvicorn.Server(settings)
 
 
-def serve_forever(server: uvicorn.Server) -> None:
-    server.run()
-
-
 class Background:
     """The server in a daemon thread; `stop()` ends it."""
 
