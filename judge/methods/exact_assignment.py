@@ -1045,7 +1045,7 @@ def _frontier_order(table: list[list[bool]], n_real: int) -> tuple[list[int], in
     order: list[int] = []
     for _ in range(n_real):
         # each line changes the open slots by those it opens less those it closes
-        delta = a @ (~touched).astype(np.int64) - a @ (left == 1).astype(np.int64)
+        delta = a @ ((~touched).astype(np.int64) - (left == 1))
         delta[done] = 2 * m + 1
         best = int(np.argmin(delta))  # the lowest number among the fewest
         done[best] = True
