@@ -58,9 +58,9 @@ class Lui(LiveMethod):
             return 11
 
     def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-        from judge.methods.lui.live import claims, mail_line
+        from judge.methods.lui.live import mail_line
 
-        return mail_line(ctx, number, line) if claims(line) else None
+        return mail_line(ctx, number, line)  # None unless the line is LUI's (live.claims)
 
     def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
         from judge.methods.lui.live import tick
