@@ -7,9 +7,9 @@ geometry is public (`cell_box`) so that tests can read a mark's pixels.
 
 from __future__ import annotations
 
-from functools import cache
 from typing import Any
 
+from judge.methods.live_support import template_words
 from judge.methods.pt3.engine import State, mark_of, money, square_name
 
 MARGIN = 30
@@ -67,11 +67,7 @@ def centre(index: int) -> tuple[int, int]:
     return (x0 + x1) // 2, (y0 + y1) // 2
 
 
-@cache
-def _words():
-    from judge.templating import environment
-
-    return environment().get_template("pt3/picture.j2").module
+_words, _ = template_words("pt3/picture.j2")  # the picture's words, loaded when first drawn
 
 
 def _font(size: int):
