@@ -36,9 +36,10 @@ from functools import cache
 from typing import Any, Mapping
 
 from judge.deadlines import format_time
+from judge.methods.live_support import template_words
 from judge.methods.lui.engine import BoardView, SeatView
 from judge.names import one_line
-from judge.templating import environment, render
+from judge.templating import render
 
 ELLIPSIS = "\u2026"
 TEXT_WIDTH = 72  # a mail line; the grid of an F11 or F8 board fits in it
@@ -382,8 +383,7 @@ def _fit(text: str, font, width: float) -> str:
     return text.rstrip() + ELLIPSIS
 
 
-def _labels():
-    return environment().get_template("lui/board_picture.j2").module
+_labels, _ = template_words("lui/board_picture.j2")  # the picture's words
 
 
 def board_png(view: BoardView, names: Mapping[str, str] | None = None, *,
