@@ -15,10 +15,10 @@ from judge.methods import matching_sampler
 # calls by their global names, helpers first.
 _compiled: dict = {}
 # The small helpers of the inner loops are inlined into their callers.
-_SMALL = {"_child", "_fix", "_line", "_reset", "_heap_better", "_find", "_pick"}
+_SMALL = {"_child", "_fix", "_line", "_reset", "_heap_better", "_find", "_pick", "_path_state"}
 for _name in ("_child", "_fix", "_line", "_reset", "_heap_better", "_find", "_pick", "_tail_per", "_tail_draw",
-              "_node_state", "_frontier", "_paths", "_exact_part", "_exact_draw", "_exact_form", "_node_bounds",
-              "_trials"):
+              "_node_state", "_path_state", "_frontier", "_paths", "_exact_part", "_exact_draw", "_exact_form",
+              "_node_bounds", "_trials"):
     _source = getattr(matching_sampler, _name)
     _compiled[_name] = njit(cache=True, error_model="numpy", inline="always" if _name in _SMALL else "never")(
         type(_source)(_source.__code__, {**_source.__globals__, **_compiled}, _source.__name__))

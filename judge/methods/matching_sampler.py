@@ -349,6 +349,16 @@ def _node_state(node, par, fi, fj, rsum0, csum0, ra, ca, rsum, csum, match, rp, 
     return depth
 
 
+def _path_state(t, ptr, pi, pj, rsum0, csum0, ra, ca, rsum, csum, match, rp, rx, cp, cx, m):
+    """Set the state to live node t's (_node_state, from its path as _paths
+    wrote it: pi, pj[ptr[t]:ptr[t + 1]], from the root down). Returns
+    the node's depth."""
+    _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
+    for p in range(ptr[t], ptr[t + 1]):
+        _fix(pi[p], pj[p], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+    return ptr[t + 1] - ptr[t]
+
+
 def _paths(par, fi, fj, lnode):
     """Each live node's pairs from the root down, one node after the other
     (live node t: pi, pj[ptr[t]:ptr[t + 1]]), so that a trial reads its
@@ -772,9 +782,7 @@ def _node_bounds(G, rp, rx, cp, cx, rsum0, csum0, tail, ptr, pi, pj, lU, xk, xg,
         depth = ptr[t + 1] - ptr[t]
         if m - depth <= tail or xk == 0 or fewest - depth > xd:
             continue
-        _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
-        for p in range(ptr[t], ptr[t + 1]):
-            _fix(pi[p], pj[p], match, ra, ca, rsum, csum, rp, rx, cp, cx)
+        _path_state(t, ptr, pi, pj, rsum0, csum0, ra, ca, rsum, csum, match, rp, rx, cp, cx, m)
         work += 2 * m
         for form in range(1, 3):
             V, nc, wk = _exact_form(form, rp, rx, cp, cx, ra, ca, rsum, csum, G, xk, xg, xd, m, xi, tab)
@@ -861,10 +869,7 @@ def _trials(a, G, F, rp, rx, cp, cx, words, pos, work_limit, match, whi, wlo, wn
             wlo[0] = llo[lo_t]
             wn[0] = fnw
             st = 1
-        _reset(rsum0, csum0, ra, ca, rsum, csum, match, m)
-        for t in range(ptr[leaf], ptr[leaf + 1]):
-            _fix(pi[t], pj[t], match, ra, ca, rsum, csum, rp, rx, cp, cx)
-        depth = ptr[leaf + 1] - ptr[leaf]
+        depth = _path_state(leaf, ptr, pi, pj, rsum0, csum0, ra, ca, rsum, csum, match, rp, rx, cp, cx, m)
         work += m * 2
         R = lR[leaf]
         C = lC[leaf]
