@@ -58,6 +58,7 @@ from email.feedparser import BytesFeedParser
 from email.parser import BytesHeaderParser
 from typing import Callable, Iterable, Iterator, TypeVar
 
+from judge.mail.flowed import decode_flowed, is_flowed
 from judge.mail.html2text import html_to_text
 
 T = TypeVar("T")
@@ -940,6 +941,10 @@ def _sender(headers: _Headers, problems: list[str]) -> tuple[str | None, str]:
     # is shown, never trusted.
     pair = _guard(lambda: headers.address("From"), None, problems, "From")
     display = pair[0] if pair is not None and pair[1] == address else ""
+    if display and _shaped_like_address(display) is not None:
+        # A name that is an address is not a name: "=?utf-8?q?victim=40example.test?=
+        # <attacker@evil.test>" would be listed as "victim@example.test".
+        display = ""
     return address, display or address.rpartition("@")[0]
 
 
@@ -1340,7 +1345,9 @@ def _body_text(msg: Message, problems: list[str]) -> str:
         if ctype not in ("text/plain", "text/html") or _is_attachment(part):
             continue
         if ctype == "text/plain":
-            return _normalise_text(_part_text(part, problems))
+            text = _normalise_text(_part_text(part, problems))
+            flowed, delsp = _flowed(part)
+            return decode_flowed(text, delsp=delsp) if flowed else text
         if html_part is None:
             html_part = part
     if html_part is not None:
@@ -1363,6 +1370,26 @@ def _part_text(part: Message, problems: list[str]) -> str:
 
 
 _PLAIN_PARAM = re.compile(rf";{_FWS}({_MIME_TOKEN}){_FWS}={_FWS}({_MIME_TOKEN}|{_PLAIN_QUOTED})")
+
+
+def _flowed(part: Message) -> tuple[bool, bool]:
+    """(format=flowed, DelSp=yes) of a text/plain part (RFC 3676)."""
+    value = part.get("content-type")
+    if type(value) is str and "=?" not in value and _PLAIN_CONTENT_TYPE.fullmatch(value):
+        params = {}
+        for name, param in _PLAIN_PARAM.findall(value):
+            params.setdefault(name.lower(), param[1:-1] if param[:1] == '"' else param)
+        return is_flowed(params)
+    try:
+        params = {}
+        for name in ("format", "delsp"):
+            param = part.get_param(name)
+            if isinstance(param, tuple):  # an RFC 2231 value
+                param = email_utils.collapse_rfc2231_value(param)
+            params[name] = str(param or "")
+        return is_flowed(params)
+    except Exception:
+        return False, False
 
 
 def _content_charset(part: Message) -> str | None:
