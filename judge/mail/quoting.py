@@ -122,9 +122,11 @@ def text_lines(text: str) -> Iterator[TextLine]:
         line = raw
         stripped = line.strip()
         if in_armour:
-            if not stripped:
+            if not stripped:  # the armour headers end at the first blank line
                 in_armour = False
-            yield TextLine(number, raw, ARMOUR)
+                yield TextLine(number, raw, BLANK)
+            else:
+                yield TextLine(number, raw, ARMOUR)
             continue
         if stripped == _PGP_SIGNED and not signed:
             in_armour = signed = True
