@@ -68,7 +68,9 @@ class _TextCollector:
         """Visible text; inside a <blockquote> each line that starts with it
         gets the quote marks a plain-text reply would have."""
         if self._quote_depth and text.strip() and self._at_line_start():
-            self.chunks.append(">" * self._quote_depth + " ")
+            # One mark whatever the depth: ">" per level would make a mail of
+            # n nested quotes and n lines cost n * n.
+            self.chunks.append("> ")
         self.chunks.append(text)
 
     # "Soft" breaks end the current line only if it has content, so nested

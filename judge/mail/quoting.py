@@ -239,8 +239,8 @@ def _is_introduction(text: str, wrapped: bool) -> bool:
 
 def _quote_follows(lines: list[str], start: int) -> bool:
     """Whether the next non-blank line from `start` is quoted (or none is left)."""
-    for line in lines[start:]:
-        stripped = line.strip()
+    for index in range(start, len(lines)):  # not lines[start:]: a copy per introduction is quadratic
+        stripped = lines[index].strip()
         if stripped:
             return stripped.startswith(">")
     return True
