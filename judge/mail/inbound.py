@@ -1320,10 +1320,31 @@ def _tree(msg: Message) -> Iterator[Message]:
 
 
 def _maintype(part: Message) -> str:
-    try:
-        return part.get_content_maintype()
-    except Exception:
-        return ""
+    return _content_type(part).partition("/")[0]
+
+
+def _content_type(part: Message) -> str:
+    """part.get_content_type(), "" if it fails; kept on the part, as each
+    call looks the header up again among all of the part's headers (a mail's
+    reading asked four times)."""
+    cached = part.__dict__.get("_judge_content_type")
+    if cached is None:
+        try:
+            cached = part.get_content_type()
+        except Exception:
+            cached = ""
+        part.__dict__["_judge_content_type"] = cached
+    return cached
+
+
+def _content_type_value(part: Message) -> object:
+    """part.get("content-type"), kept on the part like _content_type."""
+    missing = object()
+    cached = part.__dict__.get("_judge_content_type_value", missing)
+    if cached is missing:
+        cached = part.get("content-type")
+        part.__dict__["_judge_content_type_value"] = cached
+    return cached
 
 
 def _is_attachment(part: Message) -> bool:
@@ -1338,10 +1359,7 @@ def _body_text(msg: Message, problems: list[str]) -> str:
     for part in _tree(msg):
         if part.is_multipart():
             continue
-        try:
-            ctype = part.get_content_type()
-        except Exception:
-            continue
+        ctype = _content_type(part)
         if ctype not in ("text/plain", "text/html") or _is_attachment(part):
             continue
         if ctype == "text/plain":
@@ -1372,13 +1390,30 @@ def _part_text(part: Message, problems: list[str]) -> str:
 _PLAIN_PARAM = re.compile(rf";{_FWS}({_MIME_TOKEN}){_FWS}={_FWS}({_MIME_TOKEN}|{_PLAIN_QUOTED})")
 
 
-def _flowed(part: Message) -> tuple[bool, bool]:
-    """(format=flowed, DelSp=yes) of a text/plain part (RFC 3676)."""
-    value = part.get("content-type")
+def _plain_params(part: Message) -> dict[str, str] | None:
+    """The parameters of a plain Content-Type (see _plain_mime), names
+    lower-cased, values unquoted, the first of each name; None when the
+    Content-Type is not plain. Read once a part (charset, format, delsp)."""
+    missing = object()
+    cached = part.__dict__.get("_judge_plain_params", missing)
+    if cached is not missing:
+        return cached  # type: ignore[return-value]
+    value = _content_type_value(part)
+    params: dict[str, str] | None = None
+    # Exactly str: compat32's raw value (8-bit bytes would make it a Header,
+    # policy.default a header object).
     if type(value) is str and "=?" not in value and _PLAIN_CONTENT_TYPE.fullmatch(value):
         params = {}
         for name, param in _PLAIN_PARAM.findall(value):
             params.setdefault(name.lower(), param[1:-1] if param[:1] == '"' else param)
+    part.__dict__["_judge_plain_params"] = params
+    return params
+
+
+def _flowed(part: Message) -> tuple[bool, bool]:
+    """(format=flowed, DelSp=yes) of a text/plain part (RFC 3676)."""
+    params = _plain_params(part)
+    if params is not None:
         return is_flowed(params)
     try:
         params = {}
@@ -1393,17 +1428,13 @@ def _flowed(part: Message) -> tuple[bool, bool]:
 
 
 def _content_charset(part: Message) -> str | None:
-    """part.get_content_charset(), read straight from a plain Content-Type
-    (see _plain_mime), where that method's general parameter parsing gives
-    the same: the first charset parameter, unquoted, lower-cased."""
-    value = part.get("content-type")
-    # Exactly str: compat32's raw value (8-bit bytes would make it a Header,
-    # policy.default a header object).
-    if type(value) is str and "=?" not in value and _PLAIN_CONTENT_TYPE.fullmatch(value):
-        for name, param in _PLAIN_PARAM.findall(value):
-            if name.lower() == "charset":
-                return (param[1:-1] if param[:1] == '"' else param).lower()
-        return None
+    """part.get_content_charset(), read straight from a plain Content-Type,
+    where that method's general parameter parsing gives the same: the first
+    charset parameter, unquoted, lower-cased."""
+    params = _plain_params(part)
+    if params is not None:
+        charset = params.get("charset")
+        return charset.lower() if charset is not None else None
     return part.get_content_charset()
 
 
@@ -1511,7 +1542,7 @@ def _auto_reason(msg: Message, headers: _Headers, sender: str | None, own: froze
     if from_local in _BOUNCE_LOCALPARTS:
         return f"bounce (from {from_local.upper() if from_local == 'mailer-daemon' else from_local})"
     try:
-        if msg.get_content_type() == "multipart/report":
+        if _content_type(msg) == "multipart/report":
             return "bounce (multipart/report)"
     except Exception:
         pass

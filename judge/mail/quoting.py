@@ -38,8 +38,7 @@ _MAX_MARKER_CHARS is never a marker. So linear in the length of the text.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
-from typing import Iterator
+from typing import Iterator, NamedTuple
 
 # Kinds of line (TextLine.kind).
 COMMAND = "command"  # the sender's own line: the judge reads it
@@ -58,10 +57,12 @@ PGP_SIGNATURE = "the PGP signature"
 _MAX_MARKER_CHARS = 500  # no introduction, separator or header line is longer
 _WRAP = 3  # an introduction may be wrapped over this many lines (Gmail: two)
 _HEADER_LOOKAHEAD = 6  # "From:" must be followed by header lines within this many
+# A header's name and colon, or a forward marker's colon, stand within this
+# many characters of a line's start.
+_MARKER_COLON = 45
 
 
-@dataclass(frozen=True)
-class TextLine:
+class TextLine(NamedTuple):  # a tuple, not a dataclass: one is made per line of every mail
     number: int  # 1-based, counting every line of the text
     text: str  # the line as the judge reads it (a PGP dash-escape removed)
     kind: str
@@ -169,6 +170,8 @@ def text_lines(text: str) -> Iterator[TextLine]:
 def _ends_here(lines: list[str], index: int, stripped: str) -> str | None:
     """What starts at this line if it is a separator, a forward marker or
     Outlook's header (From: followed by header lines), else None."""
+    if stripped[0] not in "-_" and ":" not in stripped[:_MARKER_COLON]:
+        return None  # the common case, a command line: no marker starts so
     folded = stripped.casefold()
     if _SEPARATORS.fullmatch(stripped):
         return FORWARDED if "forward" in folded or "weitergeleitet" in folded or "transf" in folded \
@@ -213,6 +216,9 @@ def _headers_follow(lines: list[str], start: int, need: int = 1) -> bool:
 def _introduction(lines: list[str], index: int) -> int | None:
     """The index of the last line of an introduction ("On ... wrote:")
     that starts at lines[index], or None."""
+    first = lines[index].strip()
+    if not first.endswith(":") and first.partition(" ")[0].casefold() not in _INTRO_OPENERS:
+        return None  # the common case: neither a whole introduction nor the start of a wrapped one
     parts: list[str] = []
     for last in range(index, min(index + _WRAP, len(lines))):
         stripped = lines[last].strip()
