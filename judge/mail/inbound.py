@@ -237,7 +237,10 @@ def parse_message(
     never read: anyone can write an Authentication-Results header. This holds
     only if the trusted server removes headers that claim its authserv-id
     from the mail it receives, as RFC 8601 section 5 requires of it.
-    The headers are read by a linear tokenizer (no backtracking regex).
+    The headers are read by a linear tokenizer (no backtracking regex). The
+    `authres` package (dkimpy's authors) was weighed against it (issue 25):
+    its parser took quadratic time on a header of many properties and
+    recursed once per nested comment (RecursionError), so it is not used.
 
     refusal is a sentence for the reply when the judge could not read the
     mail's text (MIME nested deeper than _MAX_MIME_DEPTH); text is then "",
