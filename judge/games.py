@@ -8,7 +8,7 @@ import json
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
@@ -202,10 +202,14 @@ def replay_refusal(standing: Submission | None, sent_at: datetime) -> str | None
     the standing list matters: a newer invalid list replaced nothing."""
     if standing is None or standing.submitted_at is None or standing.submitted_at <= sent_at:
         return None
-    from judge.deadlines import format_time
+    # To the second: two mails of the same minute read "sent 13:00, before
+    # your list of 13:00" to the minute, which explains nothing.
+    return (f"this mail was sent {_to_the_second(sent_at)}, before your list of "
+            f"{_to_the_second(standing.submitted_at)}, which stands: an older mail never replaces a newer one")
 
-    return (f"this mail was sent {format_time(sent_at)}, before your list of {format_time(standing.submitted_at)}, "
-            f"which stands: an older mail never replaces a newer one")
+
+def _to_the_second(when: datetime) -> str:
+    return when.astimezone(timezone.utc).strftime("%a %d %b %Y %H:%M:%S UTC")
 
 
 def missing_players(session: Session, game: Game) -> list[Player]:
