@@ -32,6 +32,8 @@ from judge.mail.inbound import dedup_key_of, parse_message
 from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
+from judge.games import LOCK_GAMES
+from judge.store.lock import is_transient, retrying
 from judge.store.models import Game, InboundMessage, OutboxMessage
 from judge.syntax import mask_secret
 from judge.templating import render_mail
@@ -185,11 +187,36 @@ class Judge:
 
     def _run(self, query) -> int:
         """Run the waiting mails `query` selects in one transaction; how many
-        it took (0 if another process holds the processing lock). A mail
-        that meets a bug rolls the transaction back: alone, it is quarantined;
-        in a batch, the batch is run again one mail per transaction, so that
-        only that mail is quarantined and the others are done as usual."""
+        it took (0 if another process holds the processing lock). A
+        transient fault of the store (a dropped connection, a failover, a
+        stale game version) runs the batch again on a fresh connection, and
+        if the store stays away the mails stay waiting for the next pass:
+        never quarantined for it. A mail that meets a bug rolls the
+        transaction back: alone, it is quarantined; in a batch, the batch is
+        run again one mail per transaction, so that only that mail is
+        quarantined and the others are done as usual."""
+        try:
+            outcome = retrying(lambda: self._run_batch(query), "running stored mail")
+        except Exception as err:
+            if not is_transient(err):
+                raise
+            log.warning("stored mail waits for the store (%s); the next pass runs it", type(err).__name__)
+            return 0
+        if isinstance(outcome, int):
+            return outcome
+        rows, error = outcome
+        if len(rows) == 1:
+            retrying(lambda: self._quarantine(rows[0].id, error), "quarantining a mail")
+        else:
+            for row in rows:
+                self._run(NEW_MAILS.where(InboundMessage.__table__.c.id == row.id))
+        return len(rows)
+
+    def _run_batch(self, query) -> int | tuple[list[InboundRow], str]:
+        """One try of _run: how many mails were run, or the batch's rows and
+        the bug one of them met (rolled back). A transient fault is raised."""
         with self.sessions() as s:
+            s.info[LOCK_GAMES] = True  # every game a mail names is locked until the commit
             if not processing_lock(s):
                 return 0  # another judge process is running mail now; it takes these too
             rows = [InboundRow(*r) for r in s.execute(query.with_for_update(skip_locked=True))]
@@ -200,17 +227,13 @@ class Judge:
                     process_inbound(s, self.config, self.clock.now(), row)
                 games = _reply_games(s, [row.id for row in rows])
                 s.commit()
-                for row in rows:
-                    _log_mail(row, games.get(row.id))
-                return len(rows)
-            except Exception:
+            except Exception as err:
                 s.rollback()
-                error = traceback.format_exc()
-        if len(rows) == 1:
-            self._quarantine(rows[0].id, error)
-        else:
-            for row in rows:
-                self._run(NEW_MAILS.where(InboundMessage.__table__.c.id == row.id))
+                if is_transient(err):
+                    raise
+                return rows, traceback.format_exc()
+        for row in rows:
+            _log_mail(row, games.get(row.id))
         return len(rows)
 
     def _quarantine(self, row_id: int, error: str) -> None:

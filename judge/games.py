@@ -20,6 +20,7 @@ from judge.config import Config
 from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
 from judge.outbox import queue_mail
+from judge.store.lock import lock_game
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
@@ -29,6 +30,13 @@ log = logging.getLogger(__name__)
 
 # Built once: every SIGNON and LIST ?game looks a game up by name.
 _GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
+
+
+# A session that runs mail sets this in its info: every game it finds is
+# locked (judge.driver.lock) until its transaction ends, so that nothing the
+# mail reads of a game can be changed meanwhile by another judge process's
+# timer, deadline or mail (docs/architecture.md, "The game driver").
+LOCK_GAMES = "judge.games.lock"
 
 
 def find_game(session: Session, name: str) -> Game | None:
@@ -41,6 +49,8 @@ def find_game(session: Session, name: str) -> Game | None:
         if game is not None and game.name.casefold() == key:
             return game
     game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
+    if game is not None and session.info.get(LOCK_GAMES):
+        game = lock_game(session, game.id)
     if game is not None:
         known[key] = game.id
     return game
@@ -380,6 +390,15 @@ def set_state(session: Session, game: Game, state: str, now: datetime) -> None:
     if game.state != state:
         audit.record(session, now, "state", game_id=game.id, old=game.state, new=state)
         game.state = state
+
+
+def tell_observers(session: Session, config: Config, now: datetime, game: Game) -> None:
+    """The observers hear that the game started (a game assigned at once
+    sends them its results instead); one mail each, as their addresses are
+    not shared."""
+    for o in observers(game):
+        notify(session, config, now, "observer/started.txt.j2", [o.address], game=game,
+               players=len(active_players(game)))
 
 
 def notify(session: Session, config: Config, now: datetime, template: str, to: list[str], *,
