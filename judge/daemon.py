@@ -196,12 +196,13 @@ class Judge:
         run again one mail per transaction, so that only that mail is
         quarantined and the others are done as usual."""
         try:
-            outcome = retrying(lambda: self._run_batch(query), "running stored mail")
+            outcome = self._run_batch(query)
         except Exception as err:
             if not is_transient(err):
                 raise
-            log.warning("stored mail waits for the store (%s); the next pass runs it", type(err).__name__)
-            return 0
+            # Tried again mail by mail: a batch that cannot finish between
+            # two faults would be tried whole for ever.
+            outcome = self._one_by_one(query, err)
         if isinstance(outcome, int):
             return outcome
         rows, error = outcome
@@ -211,6 +212,27 @@ class Judge:
             for row in rows:
                 self._run(NEW_MAILS.where(InboundMessage.__table__.c.id == row.id))
         return len(rows)
+
+    def _one_by_one(self, query, fault: BaseException) -> int | tuple[list[InboundRow], str]:
+        """After a transient fault of a batch: its mails, each in a
+        transaction of its own, each tried again on a fresh connection; if
+        the store stays away, the mails wait for the next pass."""
+        log.warning("running stored mail met %s; trying again mail by mail", type(fault).__name__)
+        done = 0
+        try:
+            with self.sessions() as s:
+                ids = list(s.scalars(query.with_only_columns(InboundMessage.__table__.c.id)))
+            for row_id in ids:
+                one = retrying(lambda row_id=row_id: self._run_batch(NEW_MAILS.where(
+                    InboundMessage.__table__.c.id == row_id)), "running a stored mail")
+                if not isinstance(one, int):
+                    return one  # a bug: quarantined by the caller
+                done += one
+        except Exception as err:
+            if not is_transient(err):
+                raise
+            log.warning("stored mail waits for the store (%s); the next pass runs it", type(err).__name__)
+        return done
 
     def _run_batch(self, query) -> int | tuple[list[InboundRow], str]:
         """One try of _run: how many mails were run, or the batch's rows and
