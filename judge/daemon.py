@@ -282,16 +282,18 @@ class Judge:
             log.exception("mail %s: no apology could be queued either", row_id)
 
     # -- the loop -------------------------------------------------------
-    def run_once(self) -> dict[str, object]:
+    def run_once(self, games: bool = True) -> dict[str, object]:
         """One pass. Each stage is a failure domain of its own: a fault in
         one (a database or network fault; bugs are caught closer, per mail,
         per game and per outbox row) is logged and the next stages still
-        run, so replies go out whatever else fails."""
+        run, so replies go out whatever else fails. `games`: the games'
+        timed work (deadlines, timers, reminders) too; `judge serve` runs
+        it in a thread of its own instead (GameWorker)."""
         out: dict[str, object] = {}
         stages: list[tuple[str, Callable[[], object]]] = [
             ("stored", self.poll_sources),
             ("processed", self.process_pending),
-            ("deadlines", lambda: scheduler.tick(self.sessions, self.config, self.clock.now())),
+            *([("deadlines", self.game_work)] if games else []),
             ("scrubbed", self._scrub),
             ("sent", lambda: outbox.send_due(self.sessions, self.transport, self.clock, self.config)
              if self.transport else {}),
@@ -306,6 +308,10 @@ class Judge:
         if failed:
             out["failed"] = failed
         return out
+
+    def game_work(self) -> list[str]:
+        """The games' timed work due now (judge.scheduler)."""
+        return scheduler.tick(self.sessions, self.config, self.clock.now())
 
     def _scrub(self) -> int:
         """Raw-mail retention (judge.retention), at most once an hour: its
@@ -326,11 +332,16 @@ class Judge:
         # unless it waits in IMAP IDLE and could not answer at once: then
         # nobody reads the FIFO, and deliver runs its mail itself.
         wake = self._open_wake() if waiter is None else None
+        # The games' timed work (a Payola phase, a resolution) runs in a
+        # thread of its own, so that mail is read and answered meanwhile.
+        worker = GameWorker(self)
+        worker.start()
         log.info("judge: running; polling every %s s", self.config.poll_interval)
         try:
             while not self.stopping:
                 try:
-                    self.run_once()
+                    if self.run_once(games=False).get("processed"):
+                        worker.wake.set()  # a mail may have made work due (PROCESS, a full game)
                 except Exception:  # a database or network fault: log, wait, go on
                     log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
                 if waiter is not None and not self.stopping:
@@ -350,7 +361,13 @@ class Judge:
                     elif wake.wait(nap):
                         break  # a mail was delivered: a pass now
                     waited += nap
+                    if worker.queued.is_set():
+                        worker.queued.clear()
+                        break  # the games' work queued mail: sent now
         finally:
+            self.stopping = True
+            worker.wake.set()
+            worker.join()
             if wake is not None:
                 self._close_wake(wake)
         log.info("judge: stopped")
@@ -382,3 +399,27 @@ class Judge:
             # signal handler, cannot deadlock the main thread.)
             log.info("judge: %s received, finishing the current pass and stopping", why)
         self.stopping = True
+
+
+class GameWorker(threading.Thread):
+    """`judge serve`'s thread for the games' timed work (deadlines, timers,
+    reminders, daily notices), each game in a transaction of its own under
+    its lock: a phase played or an assignment drawn never holds up the mail
+    loop. Woken when mail was run (it may have made work due), else every
+    poll interval; it tells the mail loop when it queued mail to send."""
+
+    def __init__(self, judge: Judge) -> None:
+        super().__init__(name="judge-games", daemon=True)
+        self.judge = judge
+        self.wake = threading.Event()
+        self.queued = threading.Event()
+
+    def run(self) -> None:
+        while not self.judge.stopping:
+            try:
+                if self.judge.game_work():
+                    self.queued.set()
+            except Exception:  # a database fault: logged, tried again at the next pass
+                log.exception("deadlines: this pass of the games' timed work failed")
+            self.wake.wait(self.judge.config.poll_interval)
+            self.wake.clear()

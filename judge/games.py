@@ -16,6 +16,7 @@ from sqlalchemy.orm import Session
 
 from judge import audit, record, rng
 from judge.commitment import resolution_seed
+from judge.driver import precompute
 from judge.config import Config
 from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
@@ -279,7 +280,10 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
         reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": entropy}
     seed = seed or rng.new_seed()
     try:
-        result = run_resolution(data, seed)
+        # Drawn ahead, outside the game's lock, when the scheduler could
+        # (precompute_resolution): used if the input is still the same.
+        result = precompute.computed(precompute.digest("resolution", data, seed),
+                                     lambda: run_resolution(data, seed))
     except ValueError as err:
         refused = method_of(game).refused(err)
         if refused is None:
@@ -292,6 +296,23 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
                  refusal.limit)
         raise refusal from err
     return Drawn(data, seed, reveal, result)
+
+
+def precompute_resolution(session: Session, game: Game) -> None:
+    """The draw of a game with a committed seed, from its submissions as
+    they are now (no lock), done here before the transaction that resolves
+    it takes the game's lock (judge.driver.precompute); a refusal or an
+    error is left for that transaction to meet. A game without a committed
+    seed draws a fresh one then: nothing to do ahead."""
+    if not game.secret_seed:
+        return
+    data = resolver_input(session, game)
+    seed = committed_seed(session, game)[0]
+    session.rollback()  # no transaction, and no snapshot, is held while the draw runs
+    try:
+        precompute.remember(precompute.digest("resolution", data, seed), run_resolution(data, seed))
+    except Exception:  # noqa: BLE001 - met again, and handled, under the lock
+        pass
 
 
 def record_refusal(session: Session, game: Game, now: datetime, refusal: AssignmentRefused,

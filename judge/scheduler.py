@@ -125,6 +125,9 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
         work += [(partial(send_reminders, hours=h), i) for i, h in due_reminders(s, config, now)]
     done = []
     for handle, game_id in work:
+        if handle is handle_deadline:
+            _precompute(sessions, game_id, now)
+
         def run(handle=handle, game_id=game_id) -> str | None:
             with sessions.begin() as s:
                 return handle(s, config, game_id, now)
@@ -146,6 +149,31 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
             log.info("deadline: %s", outcome)
             done.append(outcome)
     return done
+
+
+def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) -> None:
+    """The heavy part of a due deadline (a resolution, a Payola phase),
+    worked out from the game as it is now, without its lock and outside any
+    transaction (judge.driver.precompute), so that the locked transaction
+    that follows is short. Anything it meets is met again, and handled,
+    under the lock."""
+    from judge.games import precompute_resolution
+    from judge.methods.interface import LiveMethod
+
+    try:
+        with sessions() as s:
+            game = s.get(Game, game_id)
+            if game is None or game.state == STUCK or game.deadline is None or game.deadline > now:
+                return
+            method = method_of(game)
+            if isinstance(method, LiveMethod):
+                driver.precompute_deadline(s, game, now)
+            elif method.RESOLVES_AT_START and game.state == "forming" and method.STARTS_AT_DEADLINE:
+                precompute_resolution(s, game)
+            elif game.state == "bidding" and not method.RESOLVES_AT_START and not missing_players(s, game):
+                precompute_resolution(s, game)
+    except Exception:  # noqa: BLE001 - only a head start: the locked run does the work anyway
+        log.debug("game %s: nothing worked out ahead", game_id, exc_info=True)
 
 
 def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, hours: float) -> str | None:

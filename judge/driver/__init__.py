@@ -11,19 +11,24 @@ store (a dropped connection, a serialization failure, a stale version) is
 tried again on a fresh connection, never taken for a bug.
 """
 
-from judge.driver.hooks import (
-    at_deadline,
-    begin,
-    list_view,
-    mail_line,
-    not_in_yet,
-    public_board,
-    roster_changed,
-    standing_line,
-    stopped,
-    tick,
-)
-from judge.store.lock import is_transient, lock_game, retrying, write_lock
+from typing import Any
 
-__all__ = ["at_deadline", "begin", "is_transient", "list_view", "lock_game", "mail_line", "not_in_yet",
-           "public_board", "retrying", "roster_changed", "standing_line", "stopped", "tick", "write_lock"]
+# The shell's entry points (judge.driver.hooks), looked up when first used:
+# judge.games, which the hooks use, itself uses judge.driver.precompute.
+_HOOKS = ("at_deadline", "begin", "list_view", "mail_line", "not_in_yet", "precompute_deadline", "public_board",
+          "roster_changed", "standing_line", "stopped", "tick")
+_LOCKS = ("is_transient", "lock_game", "retrying", "write_lock")
+
+__all__ = [*_HOOKS, *_LOCKS]
+
+
+def __getattr__(name: str) -> Any:
+    if name in _HOOKS:
+        from judge.driver import hooks
+
+        return getattr(hooks, name)
+    if name in _LOCKS:
+        from judge.store import lock
+
+        return getattr(lock, name)
+    raise AttributeError(f"module 'judge.driver' has no attribute {name!r}")

@@ -20,6 +20,7 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from judge.config import Config
+from judge.driver import precompute
 from judge.driver.outcome import store_outcome
 from judge.driver.view import game_view, player_view
 from judge.failures import STUCK
@@ -147,15 +148,36 @@ def tick(session: Session, config: Config, now: datetime, game: Game, at: dateti
 
 def at_deadline(session: Session, config: Config, now: datetime, game: Game) -> str | None:
     """A running game's deadline in its method's own way (the operator's
-    log line); None: the shell's (missing players, else resolve)."""
+    log line); None: the shell's (missing players, else resolve). The
+    method's work was done ahead, outside the lock, if the scheduler could
+    (precompute_deadline): it is used when the game is as it was then."""
     hook = _hook(game, "at_deadline")
     if hook is None:
         return method_of(game).at_deadline(session, config, now, game)
-    outcome = hook(game_view(game), now, seed_of(session, game))
+    view, seed = game_view(game), seed_of(session, game)
+    outcome = precompute.computed(_deadline_key(view, seed, now), lambda: hook(view, now, seed))
     if outcome is None:
         return None
     store_outcome(session, config, now, game, outcome)
     return outcome.log or f"{game.name}: deadline"
+
+
+def _deadline_key(view: Any, seed: Seed, now: datetime) -> str:
+    return precompute.digest("deadline", view.id, view.version, view.method_state, view.params, view.deadline,
+                             [(p.id, p.address, p.status, p.power) for p in view.players], seed.value,
+                             list(seed.entropy), now)
+
+
+def precompute_deadline(session: Session, game: Game, now: datetime) -> None:
+    """The method's deadline work for `game` as read now (no lock; the
+    caller's transaction is only read from and ends before the work): done
+    here, outside the lock, and kept for at_deadline."""
+    hook = _hook(game, "at_deadline")
+    if hook is None or game.state != "bidding" or game.deadline is None or game.deadline > now:
+        return
+    view, seed = game_view(game), seed_of(session, game)
+    session.rollback()  # no transaction, and no snapshot, is held while the work runs
+    precompute.remember(_deadline_key(view, seed, now), hook(view, now, seed))
 
 
 # -- what a method shows (read only) ---------------------------------------
