@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from judge import audit
+from judge import audit, driver
 from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
@@ -250,6 +250,11 @@ def _judge_protocol_only(text: str, config: Config) -> bool:
     return seen
 
 
+# What a stuck game still answers (judge.driver.stopped): reading it, and
+# the lines that only say who writes or which game.
+_RUN_WHEN_STOPPED = (nodes.ListGame, nodes.Help, nodes.Signon, nodes.Signoff, nodes.Create)
+
+
 def run_lines(ctx: Context, text: str) -> list[Block]:
     blocks: list[Block] = []
     bid_block: Block | None = None
@@ -288,7 +293,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             break
         if ctx.game is not None:
             # The game's method reads its own commands first (LUI's BID...).
-            own = method_of(ctx.game).mail_line(ctx, number, line)
+            own = driver.mail_line(ctx, number, line)
             if own is not None:
                 status, message = own
                 blocks.append(Block([(number, line)], status, message, own=status == "done"))
@@ -332,6 +337,11 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 blocks.append(Block([(number, shown)], "ignored", f"the same as line {shown_once[key]}"))
                 continue
             shown_once[key] = number
+        why = driver.stopped(ctx.game) if ctx.game is not None and not isinstance(node, _RUN_WHEN_STOPPED) else None
+        if why is not None:
+            blocks.append(Block([(number, shown)], "rejected", why))
+            _record(ctx, number, shown, "rejected", why)
+            continue
         try:
             message = HANDLERS[type(node)](ctx, node)
         except CommandRejected as err:
@@ -395,6 +405,8 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     try:
         player = ctx.require_player()
         game = ctx.require_game()
+        if driver.stopped(game) is not None:
+            raise CommandRejected(driver.stopped(game))
         if not is_auction(game):
             how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")
