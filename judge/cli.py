@@ -364,6 +364,17 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
     each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.retry, "queued again")
 
 
+@outbox.command("confirm")
+@click.argument("ids", nargs=-1, type=int, required=True)
+@click.pass_context
+def outbox_confirm(ctx: click.Context, ids: tuple[int, ...]) -> None:
+    """Mark unconfirmed mails as sent: the mail server's log shows it got them."""
+    from judge import outbox as queue
+    from judge.app import build_judge
+
+    each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.confirm, "marked sent")
+
+
 def each_id(judge, ids: tuple[int, ...], act, done: str) -> None:
     """`act(session, id, now)` on each id, in one transaction (`judge outbox
     retry`, `judge quarantine rerun`): "#ID: done" for each it did, its
