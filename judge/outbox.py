@@ -257,7 +257,8 @@ class _Sender:
             # the commit point the server may have it: never resent blindly.
             log.error("outbox %s: unexpected error", row.row_id, exc_info=outcome)
             error = f"{type(outcome).__name__}: {outcome}"[:4000]
-            self.outcomes.append((message_id, "unconfirmed" if row.armed else "failed", {"error": error}))
+            self.outcomes.append((message_id, "unconfirmed", {"error": error}) if row.armed
+                                 else (message_id, "failed", {"error": error, "next": now}))
             self.counts["failed"] += 1
             return
         if outcome.unconfirmed:

@@ -281,3 +281,24 @@ def test_identity_parses_back(tmp_path: Path):
     assert claims.parse(str(me)) == me
     assert claims.parse(None) is None and claims.parse("nonsense") is None
     assert not claims.certainly_dead(me)  # this process's claims are judged by what it holds
+
+
+def test_a_bug_past_the_commit_point_leaves_the_mail_unconfirmed_not_failed(harness):
+    """The transport raised something unexpected after the step that may
+    have handed the mail over: it may be at the server, so it is never
+    sent again by itself (the old rule, kept)."""
+    ids = queue(harness, 2)
+
+    class BreaksAfterTheDot(Transport):
+        name = "breaks"
+
+        def send(self, mail, commit_point):
+            commit_point()
+            if mail.recipients == ("p0@players.test",):
+                raise ValueError("a bug after the dot")
+
+    counts = outbox.send_due(harness.judge.sessions, BreaksAfterTheDot(), harness.clock, harness.config)
+    assert counts == {"sent": 1, "retry": 0, "failed": 1}
+    first, second = (rows(harness)[i] for i in ids)
+    assert (first.status, second.status) == ("unconfirmed", "sent")
+    assert "a bug after the dot" in first.last_error
