@@ -543,7 +543,8 @@ def listing(session: Session, *, show_all: bool = False) -> list[dict]:
         query = query.where(OutboxMessage.status != "sent")
     return [{"id": r.id, "status": r.status, "attempts": r.attempts, "to": r.recipients, "subject": r.subject,
              "kind": r.kind, "next_attempt": r.next_attempt_at.isoformat() if r.status == "queued" else None,
-             "last_error": r.last_error} for r in session.scalars(query)]
+             "last_error": r.last_error, "message_id": r.message_id,
+             "sender": r.owner if r.status in _CLAIMED else None} for r in session.scalars(query)]
 
 
 def delivery_states(session: Session, ids: Sequence[int]) -> dict[int, dict]:

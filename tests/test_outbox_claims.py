@@ -245,6 +245,9 @@ def test_judge_outbox_confirm_marks_an_unconfirmed_mail_sent(tmp_path):
     config.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "sqlite:///{tmp_path / "j.sqlite3"}"\n'
                       f'data_dir = "{tmp_path / "data"}"\n')
     runner = CliRunner()
+    listed = runner.invoke(main, ["-c", str(config), "outbox"]).output
+    assert f"#{ids[0]:<6} unconfirmed" in listed and "judge outbox confirm ID" in listed
+    assert listed.count("<judge.") == 1  # the unconfirmed one's Message-ID, to look for in the server's log
     done = runner.invoke(main, ["-c", str(config), "outbox", "confirm", str(ids[0]), str(ids[1])])
     assert done.exit_code == 1
     assert f"#{ids[0]}: marked sent" in done.output and f"#{ids[1]}: queued, not unconfirmed" in done.output
