@@ -9,10 +9,10 @@ or no /proc) only the lease tells: the sender renews it while it works
 (judge/outbox.py), and a claim whose lease ran out is taken to be dead.
 
 Besides the database, a sender keeps a journal, a file of its own (one per
-store it sends for) under the data directory: it writes "A <Message-ID>" after the commit point is
-committed and before the step after which the server may have the mail (the
-final dot), and "S" or "R" with the Message-ID when the server accepted or
-refused it. Plain writes, never synced: the journal only has to outlive its
+store it sends for) under the data directory: it writes "A <Message-ID>"
+after the commit point is committed and before the step after which the
+server may have the mail (the final dot), and "S" or "R" with the
+Message-ID when the server accepted or refused it. Plain writes, never synced: the journal only has to outlive its
 process, not the machine, and the page cache outlives a killed process. It
 is read only when its writer is certainly dead and of the same boot; then a
 row left "data_sent" without "A" never went out (the kill came before the
@@ -301,6 +301,8 @@ def stale_journals(data_dir: Path, store: str) -> list[Identity]:
         owner = Identity(here.host, int(pid), start)
         if owner == here:
             continue
-        if certainly_dead(owner) or (owner.kernel is not None and owner.kernel != here.kernel):
+        of_another_boot = owner.kernel is not None and here.kernel is not None \
+            and owner.kernel.split(".")[0] != here.kernel.split(".")[0]
+        if certainly_dead(owner) or of_another_boot:
             owners.append(owner)
     return owners
