@@ -360,13 +360,14 @@ def _result_games(s: Session, rows: Sequence) -> dict[int, str]:
 
 
 def send_due(sessions: sessionmaker[Session], transport: Transport, clock: Clock, config: Config,
-             limit: int | None = None, claim: int = CLAIM) -> dict[str, int]:
+             limit: int | None = None, claim: int | None = None) -> dict[str, int]:
     """Send the queued rows that are due, oldest first, `claim` rows to a
     claim and a batch (the transport sends a batch side by side where it
     can), until none is due (or `limit` were taken, or SEND_BUDGET is
     spent: judge.daemon comes back at once). The rows of senders that are
     gone are resolved first (recover)."""
     counts = {"sent": 0, "retry": 0, "failed": 0}
+    claim = claim or CLAIM
     recover(sessions, clock.now(), config.data_dir)
     sender = _Sender(sessions, clock, config, counts)
     started = clock.now()

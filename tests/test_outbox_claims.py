@@ -305,3 +305,25 @@ def test_a_bug_past_the_commit_point_leaves_the_mail_unconfirmed_not_failed(harn
     first, second = (rows(harness)[i] for i in ids)
     assert (first.status, second.status) == ("unconfirmed", "sent")
     assert "a bug after the dot" in first.last_error
+
+
+def test_a_pass_that_stops_sending_with_mail_due_is_followed_at_once(harness, monkeypatch):
+    """A burst longer than a pass may send (SEND_BUDGET) is not left to the
+    next poll: the daemon's loop comes back at once while mail is due."""
+
+    class Ticking(type(harness.clock)):
+        def now(self):  # every look at the clock takes a second
+            return self.advance(seconds=1)
+
+    harness.judge.clock = clock = Ticking(harness.clock.now())
+    monkeypatch.setattr(outbox, "SEND_BUDGET", timedelta(seconds=0))
+    monkeypatch.setattr(outbox, "CLAIM", 10)
+    queue(harness, 25)
+    clock.advance(seconds=5)  # the queued mails are due
+    out = harness.run()
+    assert out["sent"]["sent"] == 10  # one batch, then the budget is spent
+    assert harness.judge._more_to_send(out) is True
+    while harness.judge._more_to_send(out):
+        out = harness.run()
+    assert {r.status for r in rows(harness).values()} == {"sent"}
+    assert harness.judge._more_to_send(out) is False
