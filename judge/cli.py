@@ -333,7 +333,7 @@ def _event_line(e: dict) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_context
 def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
-    """List the outgoing mail that waits or failed (and, with --all, was sent)."""
+    """List the outgoing mail that waits, failed or is unconfirmed (and, with --all, was sent)."""
     if ctx.invoked_subcommand is not None:
         return
     from judge import outbox as queue
@@ -349,8 +349,10 @@ def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
         click.echo("the outbox is empty" if show_all else "nothing waits and nothing failed")
     for r in rows:
         when = f" next try {r['next_attempt'][:19].replace('T', ' ')}" if r["next_attempt"] else ""
-        click.echo(f"#{r['id']:<6} {r['status']:<8} {r['attempts']} attempt(s){when}  to {', '.join(r['to'])}: "
-                   f"{r['subject']!r}" + (f"\n        last error: {r['last_error']}" if r["last_error"] else ""))
+        by = f" by {r['sender']}" if r.get("sender") else ""
+        click.echo(f"#{r['id']:<6} {r['status']:<8} {r['attempts']} attempt(s){when}{by}  to {', '.join(r['to'])}: "
+                   f"{r['subject']!r}" + (f"\n        last error: {r['last_error']}" if r["last_error"] else "")
+                   + (f"\n        {r['message_id']}" if r["status"] == "unconfirmed" else ""))
 
 
 @outbox.command("retry")
@@ -362,6 +364,17 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
     from judge.app import build_judge
 
     each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.retry, "queued again")
+
+
+@outbox.command("confirm")
+@click.argument("ids", nargs=-1, type=int, required=True)
+@click.pass_context
+def outbox_confirm(ctx: click.Context, ids: tuple[int, ...]) -> None:
+    """Mark unconfirmed mails as sent: the mail server's log shows it got them."""
+    from judge import outbox as queue
+    from judge.app import build_judge
+
+    each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.confirm, "marked sent")
 
 
 def each_id(judge, ids: tuple[int, ...], act, done: str) -> None:

@@ -295,6 +295,7 @@ class Judge:
             ("processed", self.process_pending),
             *([("deadlines", self.game_work)] if games else []),
             ("scrubbed", self._scrub),
+            ("unconfirmed", lambda: outbox.notice_unconfirmed(self.sessions, self.config, self.clock.now())),
             ("sent", lambda: outbox.send_due(self.sessions, self.transport, self.clock, self.config)
              if self.transport else {}),
         ]
@@ -323,7 +324,7 @@ class Judge:
         return retention.scrub_due(self.sessions, self.config, now)
 
     def run_forever(self) -> None:
-        outbox.requeue_interrupted(self.sessions)
+        outbox.requeue_interrupted(self.sessions, self.clock.now(), self.config.data_dir)
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))
             signal.signal(signal.SIGINT, lambda *_: self.stop("SIGINT"))
@@ -340,10 +341,14 @@ class Judge:
         try:
             while not self.stopping:
                 try:
-                    if self.run_once(games=False).get("processed"):
+                    out = self.run_once(games=False)
+                    if out.get("processed"):
                         worker.wake.set()  # a mail may have made work due (PROCESS, a full game)
                 except Exception:  # a database or network fault: log, wait, go on
                     log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
+                    out = {}
+                if self._more_to_send(out):
+                    continue  # a burst is being sent: the next pass at once
                 if waiter is not None and not self.stopping:
                     # IMAP IDLE: back at once when new mail arrives.
                     try:
@@ -371,6 +376,17 @@ class Judge:
             if wake is not None:
                 self._close_wake(wake)
         log.info("judge: stopped")
+
+    def _more_to_send(self, out: dict[str, object]) -> bool:
+        """Whether the pass stopped sending with mail still due (a burst
+        longer than outbox.SEND_BUDGET): asked only after a pass that sent."""
+        sent = out.get("sent")
+        if self.stopping or not isinstance(sent, dict) or not any(sent.values()):
+            return False
+        try:
+            return outbox.has_due(self.sessions, self.clock.now())
+        except Exception:
+            return False
 
     def _open_wake(self) -> WakeChannel | None:
         path = wake_path(self.config.data_dir, self.config.database_url)
