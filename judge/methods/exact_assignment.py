@@ -115,6 +115,7 @@ from typing import Any
 
 import numpy as np
 
+from judge.methods import compiled
 from judge.rng import Draw, DrawStream
 
 
@@ -127,14 +128,18 @@ SMALL_LSA = 10
 
 def _lsa(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One minimum-cost assignment of the square table c: (rows, cols), as
-    scipy's linear_sum_assignment gives it. scipy's solver is imported on
-    first use, and only for tables of more than SMALL_LSA rows. Which
-    optimal assignment comes back does not matter: the solver counts and
-    draws among all of them in a canonical order (tests check both give the
-    same results)."""
-    if c.shape[0] <= SMALL_LSA and c.shape[0] == c.shape[1]:
+    scipy's linear_sum_assignment gives it. Up to SMALL_LSA rows from
+    _hungarian, from the compiled kernel where it is loaded (_kernel), else
+    from scipy, imported on first use. Which optimal assignment comes back
+    does not matter: the solver counts and draws among all of them in a
+    canonical order (tests check that they give the same results)."""
+    n = c.shape[0]
+    if n <= SMALL_LSA and n == c.shape[1]:
         cols = _hungarian(c.tolist())
         return np.arange(len(cols)), np.asarray(cols, dtype=np.intp)
+    kernel = _kernel(n)
+    if kernel is not None and n == c.shape[1]:
+        return np.arange(n), kernel.assign(np.ascontiguousarray(c, dtype=np.int64))[0]
     from scipy.optimize import linear_sum_assignment
 
     return linear_sum_assignment(c)
@@ -335,8 +340,13 @@ def optimum(weights: Any) -> tuple[int, int]:
     if w.size == 0:
         return 0, 0
     c, n, K, maxw, M = _costs(w)
-    rows, cols = _lsa(c)
-    total, squares, _ = _decode(int(c[rows, cols].sum()), n, K, maxw, M)
+    kernel = _kernel(n)
+    if kernel is not None:
+        cost = int(kernel.assign(c)[1])
+    else:
+        rows, cols = _lsa(c)
+        cost = int(c[rows, cols].sum())
+    total, squares, _ = _decode(cost, n, K, maxw, M)
     # every cell, dummies included, costs K * (maxw - w) + w**2
     return total, squares
 
@@ -744,7 +754,6 @@ class _RawBlock:
     rows: list[int]  # padded row indices, increasing
     cols: list[int]  # padded column indices, increasing
     allowed: list[list[bool]]  # rows x cols
-    match: list[int]  # local row -> local column (a perfect matching)
 
 
 @dataclass
@@ -813,75 +822,82 @@ def _analyse(weights: Any, bonus: Any = None) -> _Analysis:
     if p == 0 or q == 0:
         return _Analysis(p, q, list(range(max(p, q))), [], 0, 0)
     c, n, K, maxw, M = _costs(w, b)
+    sigma, cost, tight, label = _optimum_moves(c)
+    total, squares, taken = _decode(cost, n, K, maxw, M)
+    sig = sigma.tolist()
+    groups: dict[int, list[int]] = {}
+    for i, x in enumerate(label.tolist()):
+        if x in groups:
+            groups[x].append(i)
+        else:
+            groups[x] = [i]
+    blocks: list[_RawBlock] = []
+    for rows in groups.values():  # each in increasing player order
+        if len(rows) > 1:
+            holder = {sig[i]: i for i in rows}
+            cols = sorted(holder)
+            allowed = tight[rows][:, [holder[col] for col in cols]].tolist()
+            blocks.append(_RawBlock(rows, cols, allowed))
+    blocks.sort(key=lambda b: b.rows[0])  # block order: by lowest player number
+    return _Analysis(p, q, sig, blocks, total, squares, taken)
+
+
+def _optimum_moves(c: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """(sigma, cost, tight, label): one optimal assignment of the padded
+    square table c (player i takes column sigma[i]) and its cost; tight[i, k]
+    when player i may take player k's power at reduced cost 0; label[i] the
+    strongly connected component of player i among the tight moves. In one
+    call to the compiled kernel where it is loaded (its potentials are the
+    assignment's duals), else scipy's or the small-table Hungarian's
+    assignment and _tight_components_py (potentials from the moves). The
+    tight moves may differ between the two on pairs of no optimal
+    assignment, never the components of more than one player nor the tight
+    moves inside them: a move inside a component lies on a cycle of tight
+    moves, so in an optimal assignment, and every optimal assignment is
+    tight under every optimal potential (complementary slackness). So the
+    blocks are the same either way (tests)."""
+    kernel = _kernel(c.shape[0])
+    if kernel is not None:
+        sigma, cost, tight, label = kernel.optimum_moves(c)
+        return sigma, int(cost), tight, label
     _, sigma = _lsa(c)
     cs = c[:, sigma]  # cs[i, k]: player i on the power now held by player k
     diag = cs.diagonal()
-    total, squares, taken = _decode(int(diag.sum()), n, K, maxw, M)
-    d = cs - diag[:, None]  # d[i, k]: player i moving to player k's power
-    tight, label = _tight_components(d)
-    blocks: list[_RawBlock] = []
-    sizes = np.bincount(label, minlength=n)
-    if (sizes >= 2).any():
-        sig = sigma.tolist()
-        for comp in np.unique(label[sizes[label] >= 2]).tolist():
-            rows = np.flatnonzero(label == comp).tolist()
-            cols = sorted(sig[i] for i in rows)
-            holder = {sig[i]: i for i in rows}
-            col_pos = {col: x for x, col in enumerate(cols)}
-            blocks.append(
-                _RawBlock(
-                    rows=rows,
-                    cols=cols,
-                    allowed=tight[np.ix_(rows, [holder[col] for col in cols])].tolist(),
-                    match=[col_pos[sig[i]] for i in rows],
-                )
-            )
-        blocks.sort(key=lambda b: b.rows[0])  # block order: by lowest player number
-        return _Analysis(p, q, sig, blocks, total, squares, taken)
-    return _Analysis(p, q, sigma.tolist(), blocks, total, squares, taken)
-
-
-def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(tight, label): the reduced-cost-0 moves and each player's strongly
-    connected component among them. The compiled kernel when numba is there,
-    else the same computation in numpy and Python (slower per call, faster
-    than scipy.sparse.csgraph's version, judge/methods/tight_csgraph.py:
-    docs/preference.md, "Why numba")."""
-    kernel = _kernel(d.shape[0])
-    if kernel is None:
-        return _tight_components_py(d)
-    ok, tight, label = kernel(np.ascontiguousarray(d, dtype=np.int64))
-    if not ok:  # pragma: no cover - would mean scipy returned a non-optimal assignment
-        raise AssertionError("no dual potentials: the assignment is not optimal")
-    return tight, label
+    tight, label = _tight_components_py(cs - diag[:, None])  # d[i, k]: player i moving to player k's power
+    return sigma, int(diag.sum()), tight, label
 
 
 _KERNEL: list = []
-# Players in a block from which the compiled kernel is worth loading. numba
-# costs a process ~0.27 s (import and cache load) and saves 35-100 us a
-# call: a 7-player game (blocks of at most 7) never loads it, so `judge
-# resolve` and a mail that starts a game stay quick; a big variant's first
-# large block loads it, and every later block of the process uses it. Both
-# versions give the same result (tests/test_exact_assignment.py): only the
-# time differs.
+# Rows of a table from which the compiled kernel (judge/methods/tight_kernel.py)
+# is worth loading. numba costs a process ~0.3 s (import and cache load) and
+# saves some 0.1 ms a solve at 36 powers: a 7-player game never loads it, so
+# `judge resolve` and a mail that starts a game stay quick; a big variant's
+# first solve loads it (where judge/methods/compiled.py allows: never a
+# compile in a `judge` command), and every later solve of the process uses
+# it. Both paths give the same result (tests/test_exact_assignment.py): only
+# the time differs.
 COMPILED_FROM = 12
 
 
 def _kernel(n: int):
-    if not _KERNEL and n < COMPILED_FROM:
+    """The compiled kernel module for a table of n rows, or None (the Python
+    path): loaded once, from n >= COMPILED_FROM, when compiled.allowed()."""
+    if _KERNEL:
+        return _KERNEL[0]
+    if n < COMPILED_FROM or not compiled.allowed():
         return None
-    if not _KERNEL:
-        try:
-            from judge.methods.tight_kernel import tight_components
-        except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
-            tight_components = None
-        _KERNEL.append(tight_components)
-    return _KERNEL[0]
+    try:
+        from judge.methods import tight_kernel
+    except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
+        tight_kernel = None
+    _KERNEL.append(tight_kernel)
+    return tight_kernel
 
 
 def _tight_components_py(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reference version of the kernel (judge/methods/tight_kernel.py);
-    unlike it, raises AssertionError instead of returning ok False."""
+    """The tight moves and their components without a JIT, from the moves
+    d[i, k] of one optimal assignment (player i taking player k's power);
+    raises AssertionError if the assignment is not optimal."""
     n = d.shape[0]
     # Bellman-Ford for potentials v with v[k] <= v[i] + d[i, k] (no negative
     # cycle: sigma is optimal). At the fixed point the reduced cost of player i

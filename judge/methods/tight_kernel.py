@@ -1,18 +1,18 @@
-"""The solver's hot loop, compiled: dual potentials, tight moves and their
-strongly connected components in one pass.
+"""The solver's hot loop, compiled: one optimal assignment with its dual
+potentials, the tight moves and their strongly connected components, in
+one call.
 
-judge/methods/exact_assignment.py has the same computation in numpy and
-Python (`_tight_components_py`), judge/methods/tight_csgraph.py with
-scipy.sparse.csgraph; all three must agree exactly
-(tests/test_exact_assignment.py).
-This one is about 10x faster than the numpy version and 20-40x faster than
-csgraph on the matrices the solver sees (0.004 ms at 7 powers, 0.012 ms at
-36), which keeps the whole method within 10x scipy's linear_sum_assignment
-at 36 powers (12x with the numpy version, 15x with csgraph:
-docs/preference.md, "Why numba"). numba costs a process about 0.27 s
-(import, then loading this kernel from numba's on-disk cache; 1.4 s to
-compile when the cache is missing), so the solver imports this module on
-its first solve only (`_kernel` in exact_assignment.py).
+judge/methods/exact_assignment.py has the same computation without a JIT
+(scipy's linear_sum_assignment, or its small-table Hungarian, then
+potentials by Bellman-Ford in numpy and Tarjan in Python:
+`_lsa` and `_tight_components_py`). The potentials differ (these are the
+assignment's own duals, those the shortest distances of the moves), so the
+tight moves may differ on pairs that are in no optimal assignment; the
+blocks, and every table the solver counts or samples, are the same
+(docs/preference.md, "How the best assignments are found and drawn"; the
+tests check it). This one takes some 0.02 ms at 36 powers, against 0.05 ms
+for scipy's linear_sum_assignment alone. Loaded only where the compiled
+kernels may be (judge/methods/compiled.py).
 """
 
 from __future__ import annotations
@@ -20,43 +20,129 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+_INF = np.int64(1) << np.int64(62)
+
 
 @njit(cache=True)
-def tight_components(d: np.ndarray):  # pragma: no cover - compiled; checked against the Python version
-    """d[i, k]: cost change when player i takes the power of player k (from
-    one optimal assignment). Returns (ok, tight, label): ok False if the
-    potentials did not converge (the assignment was not optimal); tight[i, k]
-    where the reduced cost is 0 (the diagonal always); label[i] the strongly
-    connected component of player i in the graph of tight moves."""
-    n = d.shape[0]
+def _assign(c):  # pragma: no cover - compiled; checked against scipy and the Python path
+    """One minimum-cost assignment of the square table c (integers >= 0,
+    below 2**53) and its dual potentials, in exact integers: the shortest
+    augmenting path method of scipy's linear_sum_assignment (Crouse, "On
+    implementing 2D rectangular assignment algorithms", 2016), started from
+    the columns' minima. Returns (col4row, u, v): c[i, j] - u[i] - v[j] >= 0
+    everywhere, 0 on every (i, col4row[i])."""
+    n = c.shape[0]
+    u = np.zeros(n, np.int64)
     v = np.empty(n, np.int64)
-    for k in range(n):
-        m = d[0, k]
+    col4row = np.full(n, -1, np.int64)
+    row4col = np.full(n, -1, np.int64)
+    for j in range(n):  # each column's minimum; given to its row when that row is free
+        m = c[0, j]
+        at = 0
         for i in range(1, n):
-            if d[i, k] < m:
-                m = d[i, k]
-        v[k] = m
-    ok = False
-    for _ in range(n + 1):
-        changed = False
-        for k in range(n):
-            m = v[k]
-            for i in range(n):
-                x = v[i] + d[i, k]
-                if x < m:
-                    m = x
-            if m < v[k]:
-                v[k] = m
-                changed = True
-        if not changed:
-            ok = True
-            break
+            if c[i, j] < m:
+                m = c[i, j]
+                at = i
+        v[j] = m
+        if col4row[at] == -1:
+            col4row[at] = j
+            row4col[j] = at
+    path = np.empty(n, np.int64)
+    shortest = np.empty(n, np.int64)
+    seen_row = np.zeros(n, np.bool_)
+    seen_col = np.zeros(n, np.bool_)
+    remaining = np.empty(n, np.int64)
+    for cur in range(n):
+        if col4row[cur] != -1:
+            continue
+        for x in range(n):
+            remaining[x] = n - x - 1
+            seen_row[x] = False
+            seen_col[x] = False
+            shortest[x] = _INF
+        minval = np.int64(0)
+        i = cur
+        left = n
+        sink = -1
+        while sink == -1:  # Dijkstra over the columns, in reduced costs
+            index = -1
+            lowest = _INF
+            seen_row[i] = True
+            ui = u[i]
+            for x in range(left):
+                j = remaining[x]
+                r = minval + c[i, j] - ui - v[j]
+                if r < shortest[j]:
+                    path[j] = i
+                    shortest[j] = r
+                s = shortest[j]
+                if s < lowest or (s == lowest and row4col[j] == -1):
+                    lowest = s
+                    index = x
+            minval = lowest
+            j = remaining[index]
+            if row4col[j] == -1:
+                sink = j
+            else:
+                i = row4col[j]
+            seen_col[j] = True
+            left -= 1
+            remaining[index] = remaining[left]
+        u[cur] += minval
+        for i in range(n):
+            if seen_row[i] and i != cur:
+                u[i] += minval - shortest[col4row[i]]
+        for j in range(n):
+            if seen_col[j]:
+                v[j] -= minval - shortest[j]
+        j = sink
+        while True:  # augment along the path back to cur
+            i = path[j]
+            row4col[j] = i
+            k = col4row[i]
+            col4row[i] = j
+            j = k
+            if i == cur:
+                break
+    return col4row, u, v
+
+
+@njit(cache=True)
+def assign(c):  # pragma: no cover - compiled
+    """One minimum-cost assignment of c: col4row, and its cost."""
+    col4row, _, _ = _assign(c)
+    cost = np.int64(0)
+    for i in range(c.shape[0]):
+        cost += c[i, col4row[i]]
+    return col4row, cost
+
+
+@njit(cache=True)
+def optimum_moves(c):  # pragma: no cover - compiled; checked against the Python path
+    """(sigma, cost, tight, label): sigma[i] player i's power in one
+    minimum-cost assignment of c and its cost; tight[i, k] when player i may
+    take player k's power at reduced cost 0 (the diagonal always); label[i]
+    the strongly connected component of player i in the graph of tight
+    moves."""
+    n = c.shape[0]
+    sigma, u, v = _assign(c)
+    cost = np.int64(0)
+    for i in range(n):
+        cost += c[i, sigma[i]]
     tight = np.zeros((n, n), np.bool_)
     for i in range(n):
+        ui = u[i]
         for k in range(n):
-            if v[i] + d[i, k] == v[k]:
+            j = sigma[k]
+            if c[i, j] - ui - v[j] == 0:
                 tight[i, k] = True
-    # Tarjan's algorithm, iterative.
+    return sigma, cost, tight, _components(tight)
+
+
+@njit(cache=True)
+def _components(tight):  # pragma: no cover - compiled
+    """Tarjan's strongly connected components of the moves (iterative)."""
+    n = tight.shape[0]
     index = -np.ones(n, np.int64)
     low = np.zeros(n, np.int64)
     on_stack = np.zeros(n, np.bool_)
@@ -121,4 +207,4 @@ def tight_components(d: np.ndarray):  # pragma: no cover - compiled; checked aga
                 parent = node[top]
                 if low[u] < low[parent]:
                     low[parent] = low[u]
-    return ok, tight, label
+    return label
