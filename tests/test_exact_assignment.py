@@ -681,7 +681,7 @@ def _same_analysis(paths, w, bonus=None, what=None) -> bool:
     assert (compiled.total, compiled.sum_squares, compiled.bonus) == (python.total, python.sum_squares,
                                                                         python.bonus), what
     assert compiled.blocks == python.blocks, what
-    c, *_ = ea._costs(ea._as_matrix(w), ea._as_bonus(bonus, np.shape(w)))
+    c, *_ = ea._costs(ea._as_matrix(w), ea._as_bonus(bonus, ea._as_matrix(w)))
     n = c.shape[0]
     assert c[np.arange(n), compiled.sigma].sum() == c[np.arange(n), python.sigma].sum(), what
     assert sorted(compiled.sigma) == list(range(n)), what

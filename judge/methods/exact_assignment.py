@@ -279,46 +279,89 @@ def _below_big(stream: DrawStream, n: int) -> tuple[int, int, int]:
 # --------------------------------------------------------------------------
 
 
-def _as_matrix(weights: Any) -> np.ndarray:
-    arr = np.asarray(weights)
-    if arr.size == 0:
-        return np.zeros(arr.shape if arr.ndim == 2 else (0, 0), dtype=np.int64)
-    if arr.ndim != 2:
-        raise ValueError("weights must be a rectangular table (players x powers)")
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise ValueError("weights must be integers")
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "iu":
-        raise ValueError("weights must be integers (below 2**63)")
-    if arr.min() < 0:
+def _as_matrix(weights: Any, checked: bool = True) -> np.ndarray:
+    """The weights as a C-ordered int64 table; `checked`: also refuse a
+    negative weight (the compiled kernel checks that itself)."""
+    if type(weights) is np.ndarray and weights.dtype == np.int64 and weights.ndim == 2 and \
+            weights.flags.c_contiguous:
+        arr = weights  # the preference method's tables: nothing to convert
+    else:
+        arr = np.asarray(weights)
+        if arr.size == 0:
+            return np.zeros(arr.shape if arr.ndim == 2 else (0, 0), dtype=np.int64)
+        if arr.ndim != 2:
+            raise ValueError("weights must be a rectangular table (players x powers)")
+        if arr.dtype.kind == "b":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind == "f":
+            if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
+                raise ValueError("weights must be integers")
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "iu":
+            raise ValueError("weights must be integers (below 2**63)")
+        arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if checked and arr.size:
+        _check_sign(arr)
+    return arr
+
+
+def _check_sign(w: np.ndarray) -> None:
+    if w.size and w.min() < 0:
         raise ValueError("weights must be >= 0")
-    return arr.astype(np.int64, copy=False)
 
 
-def _as_bonus(bonus: Any, shape: tuple[int, int]) -> np.ndarray | None:
+def _kernel_status(status: int) -> None:
+    """The compiled kernel's refusals (tight_kernel.OK, ...), as _as_matrix,
+    _as_bonus and _scale word them."""
+    if status == 1:
+        raise ValueError("weights must be >= 0")
+    if status == 2:
+        raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
+    if status == 3:
+        raise ValueError(_TOO_LARGE)
+
+
+def _as_bonus(bonus: Any, w: np.ndarray, checked: bool = True) -> np.ndarray | None:
+    """The bonus table as a C-ordered int64 table of w's shape; `checked`:
+    also refuse a cell that is neither 0 nor 1 (the compiled kernel checks
+    that itself, after the weights' signs, so that the same fault is
+    named first either way)."""
     if bonus is None:
         return None
     b = np.asarray(bonus)
+    if b.shape != w.shape:
+        if not checked:
+            _check_sign(w)
+        raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
     # (b == 0) | (b == 1), not np.isin: isin's set-up costs some 20 us a
     # call, a twentieth of a 36-player resolution.
-    if b.shape != shape or not ((b == 0) | (b == 1)).all():
+    if checked and not ((b == 0) | (b == 1)).all():
         raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
-    return b.astype(np.int64)
+    return np.ascontiguousarray(b, dtype=np.int64)
 
 
-def _costs(w: np.ndarray, bonus: np.ndarray | None = None) -> tuple[np.ndarray, int, int, int, int]:
-    """Padded square cost matrix, n, the scale K, maxw and the bonus scale M
-    (1 without a bonus table)."""
+_TOO_LARGE = "weights too large for an exact solve (n * K * maxw must stay below 2**53)"
+
+
+def _scale(w: np.ndarray, bonus: np.ndarray | None) -> tuple[int, int, int, int]:
+    """(n, K, maxw, M) of _costs, checked to keep every cost exact."""
     p, q = w.shape
     n = max(p, q)
     maxw = max(1, int(w.max()))
     K = n * maxw * maxw + 1
     M = 1 if bonus is None else n + 1
     if M * n * K * maxw + n >= _FLOAT_EXACT:
-        raise ValueError("weights too large for an exact solve (n * K * maxw must stay below 2**53)")
+        _check_sign(w)  # the faults in the order _as_matrix and _as_bonus name them
+        _as_bonus(bonus, w)
+        raise ValueError(_TOO_LARGE)
+    return n, K, maxw, M
+
+
+def _costs(w: np.ndarray, bonus: np.ndarray | None = None) -> tuple[np.ndarray, int, int, int, int]:
+    """Padded square cost matrix, n, the scale K, maxw and the bonus scale M
+    (1 without a bonus table)."""
+    p, q = w.shape
+    n, K, maxw, M = _scale(w, bonus)
     c = np.full((n, n), K * maxw, dtype=np.int64)
     c[:p, :q] = K * (maxw - w) + w * w
     if bonus is not None:
@@ -334,21 +377,27 @@ def _decode(opt: int, n: int, K: int, maxw: int, M: int) -> tuple[int, int, int]
     return n * maxw - base // K, base % K, (n - missed if M > 1 else 0)
 
 
-def optimum(weights: Any) -> tuple[int, int]:
-    """(maximum total, minimum sum of squares among maximum-total assignments)."""
-    w = _as_matrix(weights)
-    if w.size == 0:
-        return 0, 0
-    c, n, K, maxw, M = _costs(w)
-    kernel = _kernel(n)
-    if kernel is not None:
-        cost = int(kernel.assign(c)[1])
-    else:
+def optimum(weights: Any, keep_rows: np.ndarray | None = None, keep_cols: np.ndarray | None = None) -> tuple[int, int]:
+    """(maximum total, minimum sum of squares among maximum-total
+    assignments) of the table, or of its rows and columns marked in the
+    boolean arrays `keep_rows` and `keep_cols` ((0, 0) when none is left)."""
+    w = _as_matrix(weights, checked=False)
+    keep_rows = np.ones(w.shape[0], np.bool_) if keep_rows is None else keep_rows
+    keep_cols = np.ones(w.shape[1], np.bool_) if keep_cols is None else keep_cols
+    kernel = _kernel(max(w.shape))
+    if kernel is None or not keep_rows.any() or not keep_cols.any():
+        w = w[keep_rows][:, keep_cols]
+        if w.size == 0:
+            return 0, 0
+        _check_sign(w)
+        c, n, K, maxw, M = _costs(w)
         rows, cols = _lsa(c)
-        cost = int(c[rows, cols].sum())
-    total, squares, _ = _decode(cost, n, K, maxw, M)
-    # every cell, dummies included, costs K * (maxw - w) + w**2
-    return total, squares
+        total, squares, _ = _decode(int(c[rows, cols].sum()), n, K, maxw, M)
+        # every cell, dummies included, costs K * (maxw - w) + w**2
+        return total, squares
+    status, total, squares = kernel.optimum(w, keep_rows, keep_cols)
+    _kernel_status(status)
+    return int(total), int(squares)
 
 
 # --------------------------------------------------------------------------
@@ -694,17 +743,84 @@ def _closing(line_types: list[list[int]], dummy_ok: set[int], T: int, n_real: in
     return closing
 
 
-def _line_dp(table: list[list[bool]], n_real: int, types: _SlotTypes, limit: int) -> _LineDP:
+def _line_dp(table: list[list[bool]], n_real: int, types: _SlotTypes, limit: int,
+             listed: bool = True) -> _LineDP | _ListedDP:
     """The counting DP, numpy's when the states fit in int64 codes. The
     Python one keeps a tuple of T counts per state and builds up to T of
     them per state and line, so its state limit shrinks with T**2: at 100
     powers a block with 100 distinct types would otherwise take minutes and
-    gigabytes before giving up (issue 12's bound: 10 s, 1 GB)."""
+    gigabytes before giving up (issue 12's bound: 10 s, 1 GB). A block of a
+    few lines whose DP cannot pass the limit is listed instead (`listed`)."""
+    if listed and len(table) <= _LISTED_UP_TO and types.bound <= limit:  # (its states cannot pass the limit)
+        listed = _ListedDP.of(table, n_real, types)
+        if listed is not None:
+            return listed
     if _VEC_FROM < types.bound < 1 << 62:
         return _LineDPVec(table, n_real, types, limit)
     T = len(types.size)
     return _LineDP(table, n_real, types, min(limit, _TUPLE_CELLS // (T * T)) if T > 20 else limit)
 
+
+class _ListedDP:
+    """The counting DP's count and numbering of a block of a few lines, by
+    listing its matchings: most tied blocks of real lists have 2 to 5
+    players and a handful of assignments, where the DP's set-up costs more
+    than the listing (some 15 us a block). The listing walks the lines in
+    order and each line's slots in increasing order, a dummy slot once (the
+    first free one, as unrank takes it), and keeps the matchings that the
+    dummy lines can complete: exactly unrank's order, so the same count
+    and numbering (tests/test_counting_replay.py)."""
+
+    def __init__(self, matchings: list[tuple[int, ...]]):
+        self.matchings = matchings
+        self.count = len(matchings)
+        self.states = len(matchings)
+
+    @classmethod
+    def of(cls, table: list[list[bool]], n_real: int, types: _SlotTypes) -> _ListedDP | None:
+        """The listing, or None past _LISTED_MATCHINGS matchings."""
+        m = len(table)
+        dummy = [types.dummy[t] for t in types.slot_type]
+        rest = table[n_real] if n_real < m else None  # the dummy lines' slots (all alike)
+        used = [False] * m
+        line: list[int] = []
+        out: list[tuple[int, ...]] = []
+
+        def walk(k: int) -> bool:
+            if k == n_real:
+                if rest is None or all(used[s] or rest[s] for s in range(m)):
+                    out.append(tuple(line))
+                return len(out) <= _LISTED_MATCHINGS
+            row = table[k]
+            dummy_seen = False
+            for s in range(m):
+                if not row[s] or used[s]:
+                    continue
+                if dummy[s]:
+                    if dummy_seen:
+                        continue
+                    dummy_seen = True
+                used[s] = True
+                line.append(s)
+                ok = walk(k + 1)
+                line.pop()
+                used[s] = False
+                if not ok:
+                    return False
+            return True
+
+        return cls(out) if walk(0) else None
+
+    def unrank(self, r: int) -> list[int]:
+        if not 0 <= r < self.count:
+            raise ValueError("rank out of range")
+        return list(self.matchings[r])
+
+
+# Blocks of at most this many lines, with at most this many matchings, are
+# counted by listing them (_ListedDP).
+_LISTED_UP_TO = 5
+_LISTED_MATCHINGS = 64
 
 # Tuple-DP work allowed to blocks of more than 20 slot types (states x T**2).
 _TUPLE_CELLS = 40_000_000
@@ -815,15 +931,32 @@ def _strong_components(adj: list[list[int]]) -> list[list[int]]:
     return comps
 
 
+_NO_BONUS = np.zeros((0, 0), dtype=np.int64)
+
+
 def _analyse(weights: Any, bonus: Any = None) -> _Analysis:
-    w = _as_matrix(weights)
+    w = _as_matrix(weights, checked=False)
     p, q = w.shape
-    b = _as_bonus(bonus, (p, q))
+    kernel = _kernel(max(p, q))
+    if kernel is None:
+        _check_sign(w)
+    b = _as_bonus(bonus, w, checked=kernel is None)
     if p == 0 or q == 0:
         return _Analysis(p, q, list(range(max(p, q))), [], 0, 0)
-    c, n, K, maxw, M = _costs(w, b)
-    sigma, cost, tight, label = _optimum_moves(c)
-    total, squares, taken = _decode(cost, n, K, maxw, M)
+    if kernel is not None:  # the costs, the optimum and its blocks in one call
+        status, sigma, total, squares, taken, tight, label = kernel.analyse(w, _NO_BONUS if b is None else b)
+        _kernel_status(status)
+    else:
+        c, n, K, maxw, M = _costs(w, b)
+        sigma, cost, tight, label = _optimum_moves(c)
+        total, squares, taken = _decode(cost, n, K, maxw, M)
+    return _blocks_of(p, q, sigma, tight, label, int(total), int(squares), int(taken))
+
+
+def _blocks_of(p: int, q: int, sigma: np.ndarray, tight: np.ndarray, label: np.ndarray, total: int, squares: int,
+               taken: int) -> _Analysis:
+    """The analysis of a p x q table from its optimum (_optimum_moves): the
+    blocks of more than one player."""
     sig = sigma.tolist()
     groups: dict[int, list[int]] = {}
     for i, x in enumerate(label.tolist()):
@@ -942,7 +1075,7 @@ class _Counted:
     count: int
     exact: bool
     order: str  # "players", "powers", "players-frontier", "powers-frontier", "sampled" or "fixed"
-    dp: _LineDP | None
+    dp: _LineDP | _ListedDP | None
     lines: list[int] | None = None  # a frontier order: local line of each DP line
 
 

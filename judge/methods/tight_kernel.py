@@ -117,6 +117,104 @@ def assign(c):  # pragma: no cover - compiled
     return col4row, cost
 
 
+# Status of the cost builders below: the faults exact_assignment names, in
+# the order it names them.
+OK, NEGATIVE, NOT_01, TOO_LARGE = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
+    """exact_assignment._costs of the weights w (only the rows and columns
+    with keep_rows and keep_cols) and, if it is not empty, the bonus table
+    (w's shape): (status, c, n, K, maxw, M), status as above (c is then
+    unusable). The scale is checked in exact integers, as _scale does."""
+    p, q = w.shape
+    rows = np.empty(p, np.int64)
+    cols = np.empty(q, np.int64)
+    pp = 0
+    for i in range(p):
+        if keep_rows[i]:
+            rows[pp] = i
+            pp += 1
+    qq = 0
+    for j in range(q):
+        if keep_cols[j]:
+            cols[qq] = j
+            qq += 1
+    n = max(pp, qq)
+    c = np.empty((n, n), np.int64)
+    maxw = np.int64(1)
+    for i in range(p):
+        for j in range(q):
+            if w[i, j] < 0:
+                return NEGATIVE, c, n, np.int64(0), maxw, np.int64(1)
+    M = np.int64(1)
+    if bonus.size:
+        M = n + 1
+        for i in range(p):
+            for j in range(q):
+                if bonus[i, j] != 0 and bonus[i, j] != 1:
+                    return NOT_01, c, n, np.int64(0), maxw, M
+    for x in range(pp):
+        for y in range(qq):
+            if w[rows[x], cols[y]] > maxw:
+                maxw = w[rows[x], cols[y]]
+    # M * n * K * maxw + n < 2**53 (every cost exact in a float64: scipy's
+    # domain), first roughly in floating point, then exactly in int64.
+    if float(M) * n * (n * float(maxw) * maxw + 1) * maxw + n >= 2.0 ** 62:
+        return TOO_LARGE, c, n, np.int64(0), maxw, M
+    K = n * maxw * maxw + 1
+    if M * n * K * maxw + n >= np.int64(1) << np.int64(53):
+        return TOO_LARGE, c, n, K, maxw, M
+    dummy = K * maxw * M + (1 if M > 1 else 0)
+    for x in range(n):
+        for y in range(n):
+            if x < pp and y < qq:
+                v = w[rows[x], cols[y]]
+                v = K * (maxw - v) + v * v
+                if M > 1:
+                    v = v * M + 1 - bonus[rows[x], cols[y]]
+                c[x, y] = v
+            else:
+                c[x, y] = dummy
+    return OK, c, n, K, maxw, M
+
+
+@njit(cache=True)
+def _decode(cost, n, K, maxw, M):  # pragma: no cover - compiled
+    """exact_assignment._decode: (total, sum of squares, bonus cells taken)."""
+    base = cost // M
+    missed = cost % M
+    return n * maxw - base // K, base % K, (n - missed if M > 1 else 0)
+
+
+@njit(cache=True)
+def optimum(w, keep_rows, keep_cols):  # pragma: no cover - compiled
+    """(status, total, sum of squares) of an optimal assignment of the
+    weights w restricted to keep_rows and keep_cols, no bonus
+    (exact_assignment.optimum)."""
+    status, c, n, K, maxw, M = _costs(w, np.zeros((0, 0), np.int64), keep_rows, keep_cols)
+    if status:
+        return status, np.int64(0), np.int64(0)
+    total, squares, _ = _decode(assign(c)[1], n, K, maxw, M)
+    return OK, total, squares
+
+
+@njit(cache=True)
+def analyse(w, bonus):  # pragma: no cover - compiled
+    """(status, sigma, total, squares, taken, tight, label): optimum_moves
+    of the costs of w and bonus (exact_assignment._analyse), decoded."""
+    keep_rows = np.ones(w.shape[0], np.bool_)
+    keep_cols = np.ones(w.shape[1], np.bool_)
+    status, c, n, K, maxw, M = _costs(w, bonus, keep_rows, keep_cols)
+    if status:
+        sigma = np.zeros(0, np.int64)
+        return status, sigma, np.int64(0), np.int64(0), np.int64(0), np.zeros((0, 0), np.bool_), sigma
+    sigma, cost, tight, label = optimum_moves(c)
+    total, squares, taken = _decode(cost, n, K, maxw, M)
+    return OK, sigma, total, squares, taken, tight, label
+
+
 @njit(cache=True)
 def optimum_moves(c):  # pragma: no cover - compiled; checked against the Python path
     """(sigma, cost, tight, label): sigma[i] player i's power in one
@@ -208,3 +306,34 @@ def _components(tight):  # pragma: no cover - compiled
                 if low[u] < low[parent]:
                     low[parent] = low[u]
     return label
+
+
+@njit(cache=True)
+def uncontested(w, floor):  # pragma: no cover - compiled; checked against the numpy version
+    """The preference method's uncontested first choices (its
+    `_uncontested`): row i's first group is the columns of its highest
+    value, when that value is above floor[i]; (rows, columns) of the rows
+    whose group is one column in no other row's group, in row order."""
+    p, q = w.shape
+    first = np.full(p, -1, np.int64)  # the single column of a row's group, -2 for a group of several
+    claims = np.zeros(q, np.int64)
+    for i in range(p):
+        top = w[i, 0]
+        for j in range(1, q):
+            if w[i, j] > top:
+                top = w[i, j]
+        if top <= floor[i]:
+            continue
+        for j in range(q):
+            if w[i, j] == top:
+                claims[j] += 1
+                first[i] = j if first[i] == -1 else -2
+    rows = np.empty(p, np.int64)
+    cols = np.empty(p, np.int64)
+    k = 0
+    for i in range(p):
+        if first[i] >= 0 and claims[first[i]] == 1:
+            rows[k] = i
+            cols[k] = first[i]
+            k += 1
+    return rows[:k], cols[:k]
