@@ -202,17 +202,71 @@ def optimum(w, keep_rows, keep_cols):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def analyse(w, bonus):  # pragma: no cover - compiled
-    """(status, sigma, total, squares, taken, tight, label): optimum_moves
-    of the costs of w and bonus (exact_assignment._analyse), decoded."""
+    """exact_assignment._analyse of the weights w and the bonus table (or
+    an empty one): (status, sigma, total, squares, taken, rows, cols, starts,
+    allowed), the optimum decoded and its blocks as _blocks packs them."""
     keep_rows = np.ones(w.shape[0], np.bool_)
     keep_cols = np.ones(w.shape[1], np.bool_)
     status, c, n, K, maxw, M = _costs(w, bonus, keep_rows, keep_cols)
     if status:
-        sigma = np.zeros(0, np.int64)
-        return status, sigma, np.int64(0), np.int64(0), np.int64(0), np.zeros((0, 0), np.bool_), sigma
+        none = np.zeros(0, np.int64)
+        return status, none, np.int64(0), np.int64(0), np.int64(0), none, none, none, np.zeros(0, np.bool_)
     sigma, cost, tight, label = optimum_moves(c)
     total, squares, taken = _decode(cost, n, K, maxw, M)
-    return OK, sigma, total, squares, taken, tight, label
+    rows, cols, starts, allowed = _blocks(sigma, tight, label)
+    return OK, sigma, total, squares, taken, rows, cols, starts, allowed
+
+
+@njit(cache=True)
+def _blocks(sigma, tight, label):  # pragma: no cover - compiled
+    """The components of more than one player, packed: block b holds the
+    players rows[starts[b]:starts[b + 1]] (increasing) and the powers cols[...]
+    (their sigma, increasing); blocks in the order of their lowest player;
+    allowed, each block's m x m tight pairs in turn (player x, power y: x may
+    take y), flattened."""
+    n = sigma.shape[0]
+    size = np.zeros(n, np.int64)
+    for i in range(n):
+        size[label[i]] += 1
+    block = np.full(n, -1, np.int64)  # a label's block number
+    count = np.zeros(n + 1, np.int64)
+    nb = 0
+    for i in range(n):
+        x = label[i]
+        if size[x] > 1:
+            if block[x] < 0:
+                block[x] = nb
+                nb += 1
+            count[block[x] + 1] += 1
+    starts = np.zeros(nb + 1, np.int64)
+    for b in range(nb):
+        starts[b + 1] = starts[b] + count[b + 1]
+    rows = np.empty(starts[nb], np.int64)
+    fill = starts[:nb].copy()
+    for i in range(n):
+        x = label[i]
+        if size[x] > 1:
+            rows[fill[block[x]]] = i
+            fill[block[x]] += 1
+    holder = np.empty(n, np.int64)
+    for i in range(n):
+        holder[sigma[i]] = i
+    cols = np.empty(starts[nb], np.int64)
+    cells = 0
+    for b in range(nb):
+        m = starts[b + 1] - starts[b]
+        cells += m * m
+        for x in range(starts[b], starts[b + 1]):
+            cols[x] = sigma[rows[x]]
+        cols[starts[b]:starts[b + 1]] = np.sort(cols[starts[b]:starts[b + 1]])
+    allowed = np.empty(cells, np.bool_)
+    k = 0
+    for b in range(nb):
+        for x in range(starts[b], starts[b + 1]):
+            for y in range(starts[b], starts[b + 1]):
+                allowed[k] = tight[rows[x], holder[cols[y]]]
+                k += 1
+    return rows, cols, starts, allowed
 
 
 @njit(cache=True)
