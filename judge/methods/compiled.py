@@ -2,25 +2,29 @@
 where their machine code is kept.
 
 numba compiles a kernel at its first call and keeps the machine code in an
-on-disk cache: 2 s for the solver's kernel (judge/methods/tight_kernel.py)
+on-disk cache: some 3 s for the solver's kernel (judge/methods/tight_kernel.py)
 and 17 s for the sampler's (judge/methods/matching_kernel.py) on this
 project's machine; loading them from the cache takes some 0.3 s, numba's
 import included. By default numba keeps that cache beside the sources, in
 site-packages, and where site-packages is read-only (a container, a system
-package) in the user's home, or nowhere: every process compiled again.
-Every kernel has the same code in Python beside it, with the same results
-bit for bit (tests), only slower; so a judge never makes anybody wait for a
-compile:
+package) in the user's home or nowhere: every process compiled again. Every
+kernel has the same code in Python beside it, with the same results (tests),
+only slower; so a judge never makes anybody wait for a compile:
 
 * The `judge` commands (`use`, from judge/cli.py) keep the cache in a folder
   the judge owns, `<data dir>/cache/numba` (numba's NUMBA_CACHE_DIR; an
   operator's own NUMBA_CACHE_DIR is kept), and load the kernels only when
   that cache holds all of them: a stamp written after a complete build
   names numba's version, Python's, the kernels' sources and the CPU numba
-  compiled for, as numba's own cache index does. Otherwise the solver runs
-  the Python code: a realistic 36-power game takes about 1 ms instead of
-  0.15 ms, a block too big to count seconds instead of a fraction of one.
+  compiled for, what numba's own cache index checks. Otherwise the solver
+  runs the Python code: a realistic 36-power game takes about 1 ms instead
+  of 0.2 ms, a block too big to count seconds instead of a fraction of one.
   `judge deliver`, which may resolve a game that fills up, never compiles.
+* A command that resolves one game and exits (`judge resolve`, `judge
+  deliver` without a daemon) loads only the sampler's kernels, for a block
+  too big to count: loading numba costs a process some 0.3 s, more than the
+  solver's kernel saves on any game it counts (scipy's assignment is
+  cheaper to import); `judge serve` (`use(..., daemon=True)`) loads both.
 * `build` compiles every kernel into the cache and writes the stamp:
   `judge compile` (once after installing or upgrading: docs/operating.md),
   and `judge serve` at its start, in a child process at the lowest
@@ -29,67 +33,74 @@ compile:
 * A process that never called `use` (the library, the tests, the benches)
   compiles at first need, into numba's own cache, as before.
 
-No code here runs on import: `judge deliver` imports numba only when it
-loads a kernel.
+Nothing here imports numba unless the stamp is there to check: `judge
+deliver` imports numba only to load a kernel.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
 import os
-import subprocess
 import sys
 from pathlib import Path
 
-# The modules that hold compiled kernels, and the sources numba compiles
-# them from (numba's cache index checks each source's time and size).
-KERNELS = ("judge.methods.tight_kernel", "judge.methods.matching_kernel")
+# The sources numba compiles the kernels from (its cache index checks each
+# source's time and size).
 _SOURCES = ("tight_kernel.py", "matching_kernel.py", "matching_sampler.py")
 STAMP = "judge-kernels.json"
 _LOCK = "judge-kernels.lock"
 
-# policy: None (compile at first need, numba's own cache) or the cache
-# folder of `use`; ready: the stamp was found good (None: not looked at yet).
-_state: dict = {"policy": None, "ready": None}
+# used: False (compile at first need, numba's own cache), or True with the
+# data directory of `use` (None: the default one) or the folder itself;
+# daemon: the solver's kernel wanted too; ready: the stamp was found good
+# (None: not looked at yet).
+_state: dict = {"used": False, "data_dir": None, "folder": None, "daemon": False, "ready": None}
+KERNELS = ("solver", "sampler")  # tight_kernel.py; matching_kernel.py
 
 
-def use(data_dir: Path | None) -> None:
+def use(data_dir: Path | None = None, *, folder: Path | None = None, daemon: bool = False) -> None:
     """A `judge` command's process: the kernels only from the judge's cache,
-    `<data_dir>/cache/numba` (None: the default data directory; an
-    environment's NUMBA_CACHE_DIR wins)."""
-    if os.environ.get("NUMBA_CACHE_DIR"):
-        _use_folder(Path(os.environ["NUMBA_CACHE_DIR"]))
-        return
-    if data_dir is None:
-        from judge.config import default_data_dir
-
-        data_dir = default_data_dir()
-    _use_folder(Path(data_dir).expanduser() / "cache" / "numba")
-
-
-def _use_folder(folder: Path) -> None:
-    """The judge's cache is `folder`: for numba (NUMBA_CACHE_DIR, read at its
-    import, or its configuration if it is imported) and the child processes."""
-    folder = folder.absolute()
-    os.environ["NUMBA_CACHE_DIR"] = str(folder)
-    if "numba" in sys.modules:
-        sys.modules["numba"].config.CACHE_DIR = str(folder)
-    _state.update(policy=folder, ready=None)
+    `<data_dir>/cache/numba` (None: the default data directory), or
+    `folder`; an environment's NUMBA_CACHE_DIR wins over both. `daemon`: a
+    long-running process, which also wants the solver's kernel. Nothing is
+    read or imported until the solver needs a kernel."""
+    _state.update(used=True, data_dir=data_dir, folder=folder, daemon=daemon, ready=None)
 
 
 def cache_dir() -> Path | None:
-    """The judge's kernel cache of this process (None: numba's own)."""
-    return _state["policy"]
+    """The judge's kernel cache of this process (None without `use`). Tells
+    numba too (NUMBA_CACHE_DIR, also for the child processes)."""
+    if not _state["used"]:
+        return None
+    if os.environ.get("NUMBA_CACHE_DIR"):
+        folder = Path(os.environ["NUMBA_CACHE_DIR"])
+    elif _state["folder"] is not None:
+        folder = Path(_state["folder"])
+    else:
+        data_dir = _state["data_dir"]
+        if data_dir is None:
+            from judge.config import default_data_dir
+
+            data_dir = default_data_dir()
+        folder = Path(data_dir).expanduser() / "cache" / "numba"
+    folder = folder.absolute()
+    os.environ["NUMBA_CACHE_DIR"] = str(folder)
+    if "numba" in sys.modules:  # numba read NUMBA_CACHE_DIR at its import
+        sys.modules["numba"].config.CACHE_DIR = str(folder)
+    return folder
 
 
-def allowed() -> bool:
-    """May the solver load (and call) the compiled kernels now? Always
-    without `use`; with it, when the cache holds them all (read once, and
-    again after `refresh`)."""
-    if _state["policy"] is None:
+def allowed(kernel: str = "sampler") -> bool:
+    """May the solver load (and call) this compiled kernel ("solver" or
+    "sampler") now? Always without `use`; with it, when the judge's cache
+    holds them all (its stamp read once, and again after `refresh`), and
+    the solver's kernel only in a daemon."""
+    if not _state["used"]:
         return True
+    if kernel == "solver" and not _state["daemon"]:
+        return False
     if _state["ready"] is None:
-        _state["ready"] = _stamp_matches(_state["policy"])
+        _state["ready"] = _stamp_matches(cache_dir())
     return _state["ready"]
 
 
@@ -109,7 +120,7 @@ def _sources() -> dict[str, list[int]]:
 
 
 def _numba_key() -> dict[str, object]:
-    """numba's version and what its cache index keys the machine code on
+    """numba's version and what its cache index keys machine code on
     (target, CPU name and features: NUMBA_CPU_NAME and NUMBA_CPU_FEATURES
     included). Imports numba."""
     import numba
@@ -123,6 +134,8 @@ def _stamp(key: dict[str, object]) -> dict[str, object]:
 
 
 def _stamp_matches(folder: Path) -> bool:
+    import json
+
     try:
         stamp = json.loads((folder / STAMP).read_text())
     except (OSError, ValueError):
@@ -137,8 +150,9 @@ def build() -> bool:
     stamp. False when another process is building the same cache now (it
     writes the stamp)."""
     import fcntl
+    import json
 
-    folder = _state["policy"]
+    folder = cache_dir()
     if folder is None:
         raise RuntimeError("compiled.build needs the judge's cache folder (compiled.use)")
     folder.mkdir(parents=True, exist_ok=True)
@@ -159,11 +173,14 @@ def build() -> bool:
 def _warm() -> None:
     """Solve through the compiled kernels, as a judge does, so that numba
     compiles (or loads) each with the argument types the solver passes: an
-    optimum, a tied block and a block too big to count, of COMPILED_FROM
-    rows or more. A test checks that no later solve adds a signature."""
+    optimum, a tied block counted and the same block sampled (too big to
+    count), of COMPILED_FROM rows or more, and a preference round's
+    uncontested first choices. A test checks that no later solve adds a
+    signature."""
     import numpy as np
 
     from judge.methods import exact_assignment, matching_sampler, tight_kernel
+    from judge.methods.preference import engine
 
     exact_assignment._KERNEL[:] = [tight_kernel]
     matching_sampler._COMPILED[:] = [matching_sampler.compiled_runner()]
@@ -172,20 +189,59 @@ def _warm() -> None:
     exact_assignment.optimum(w)
     exact_assignment.solve(w)  # one block of n, counted
     exact_assignment.solve(w, count_limit=1)  # the same, sampled
+    engine._uncontested(w, [0] * n, n, tight_kernel)
 
 
-def start_build() -> subprocess.Popen | None:
+def start_build():
     """`judge serve`'s start: build the judge's cache in a child process at
-    the lowest priority when it is not good (None: it is, or no cache
-    folder is set). The caller calls `refresh` once the child has ended."""
-    folder = _state["policy"]
+    the lowest priority when it is not good. Returns the child (a
+    subprocess.Popen), or None: the cache is good, or `use` was not called.
+    The caller calls `refresh` once the child has ended."""
+    import subprocess
+
+    folder = cache_dir()
     if folder is None or allowed():
         return None
     return subprocess.Popen([sys.executable, "-m", "judge.methods.compiled", str(folder)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 
 
+@contextlib.contextmanager
+def building_in_background():
+    """Around `judge serve`'s loop: the build of start_build, if one is
+    needed, in a child process; a thread waits for it and lets the solver
+    use the kernels once it has written the stamp; the child is stopped
+    (SIGTERM) if the daemon stops first."""
+    import logging
+    import threading
+
+    log = logging.getLogger("judge.methods.compiled")
+    child = start_build()
+    if child is None:
+        yield
+        return
+    log.info("judge: compiling the solver's kernels into %s in the background (pid %d)", cache_dir(), child.pid)
+
+    def wait() -> None:
+        _, err = child.communicate()
+        refresh()
+        if child.returncode == 0:
+            log.info("judge: the solver's kernels are compiled (%s)", cache_dir())
+        elif child.returncode > 0:  # (< 0: stopped with the daemon)
+            log.warning("judge: compiling the solver's kernels failed (the solver runs without them): %s",
+                        (err or b"").decode(errors="replace").strip()[-2000:])
+
+    waiter = threading.Thread(target=wait, name="kernel-build", daemon=True)
+    waiter.start()
+    try:
+        yield
+    finally:
+        if child.poll() is None:
+            child.terminate()
+        waiter.join(timeout=10)
+
+
 if __name__ == "__main__":  # the child of start_build: python -m judge.methods.compiled FOLDER
     os.nice(19)  # the daemon and its mail first
-    _use_folder(Path(sys.argv[1]))
+    use(folder=Path(sys.argv[1]))
     build()

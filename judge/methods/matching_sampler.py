@@ -1012,7 +1012,7 @@ def _runner(m: int):
     allows), else the Python ones; the same results either way."""
     if _COMPILED:
         return _COMPILED[0]
-    if m < COMPILED_FROM or not compiled.allowed():
+    if m < COMPILED_FROM or not compiled.allowed("sampler"):
         return _frontier, _paths, _node_bounds, _trials
     try:
         _COMPILED.append(compiled_runner())
