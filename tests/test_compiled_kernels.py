@@ -218,6 +218,28 @@ def test_serve_builds_the_cache_in_the_background_and_stops_it_with_itself(tmp_p
     assert log.read_text().rstrip().endswith("judge: stopped")
 
 
+def test_a_command_resolves_36_powers_without_numba_or_scipy(tmp_path):
+    """The first draw of a big game in a `judge resolve` (or a deliver)
+    before the cache is built: neither numba nor scipy is imported (their
+    imports would cost it 0.3-1 s each); the small tables' Hungarian method
+    in Python finds the optimum."""
+    names = [f"Power{k:02d}" for k in range(36)]
+    rnd = random.Random(36)
+    lists = {f"p{k:02d}": " ".join(rnd.sample(names, rnd.randint(1, 36))) for k in range(36)}
+    game = tmp_path / "g.json"
+    game.write_text(json.dumps({"method": "preference", "powers": names, "params": {"mode": "list"},
+                                "submissions": lists}))
+    code = ("import json, sys\nfrom judge.cli import main\ntry:\n    main(sys.argv[1:], prog_name='judge')\n"
+            "except SystemExit as end:\n    assert not end.code\n"
+            "print(json.dumps(sorted({m.split('.')[0] for m in sys.modules} & {'numba', 'scipy'})))\n")
+    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    run = subprocess.run([sys.executable, "-c", code, "--data-dir", str(tmp_path / "data"), "resolve", str(game),
+                          "--seed", "00ff"], capture_output=True, text=True, env=env, cwd=ROOT)
+    assert run.returncode == 0, run.stderr
+    assert json.loads(run.stdout.strip().splitlines()[-1]) == []
+    assert '"assignment"' in run.stdout
+
+
 @pytest.fixture
 def policy(monkeypatch):
     """compiled's process-wide state and numba's cache folder, put back."""

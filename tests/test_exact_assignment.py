@@ -882,17 +882,18 @@ def test_the_compiled_kernel_is_loaded_for_large_blocks_only(n, loads):
 
 
 def test_the_small_tables_hungarian_finds_what_scipy_finds():
-    """Up to SMALL_LSA rows one optimal assignment comes from _hungarian
-    (no scipy import): a permutation of the same minimum cost as scipy's,
-    in exact integers, on tables with ties, zeros and large costs."""
+    """Up to SMALL_LSA rows (and HUNGARIAN_UP_TO in a process without
+    scipy) one optimal assignment comes from _hungarian: a permutation of
+    the same minimum cost as scipy's, in exact integers, on tables with
+    ties, zeros and large costs."""
     from scipy.optimize import linear_sum_assignment
 
     rnd = random.Random(77)
-    for _ in range(2000):
-        n = rnd.randint(1, ea.SMALL_LSA)
+    for case in range(2200):
+        n = rnd.randint(1, ea.SMALL_LSA) if case < 2000 else rnd.randint(ea.SMALL_LSA, ea.HUNGARIAN_UP_TO)
         top = rnd.choice([1, 3, 50, 10**15])
         c = np.array([[rnd.randint(0, top) for _ in range(n)] for _ in range(n)], dtype=np.int64)
-        rows, cols = ea._lsa(c)
+        rows, cols = ea._small_lsa(c)
         assert sorted(cols.tolist()) == list(range(n))
         r, k = linear_sum_assignment(c)
         assert int(c[rows, cols].sum()) == int(c[r, k].sum())
