@@ -240,6 +240,43 @@ def test_a_command_resolves_36_powers_without_numba_or_scipy(tmp_path):
     assert '"assignment"' in run.stdout
 
 
+@pytest.mark.slow
+def test_deliver_that_fills_a_game_resolves_it_without_numba(tmp_path):
+    """`judge deliver` with no daemon runs the mail that takes a game's last
+    seat, and so resolves the game (24 powers, "anything but X": a block
+    too big to count, the sampler's case) before its kernels are built:
+    without importing numba, nor writing a cache."""
+    from tests.harness import make_mail
+    from tests.test_startup import imported_by
+
+    names = power_names(24)
+    config = tmp_path / "judge.toml"
+    config.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "sqlite:///{tmp_path / "j.sqlite3"}"\n'
+                      f'data_dir = "{tmp_path / "data"}"\npassword_cost = 4\n\n'
+                      f'[variants.big]\npowers = {json.dumps(names)}\n')
+    env = {"PATH": "/usr/bin:/bin", "JUDGE_CONFIG": str(config), "HOME": str(tmp_path)}
+
+    def deliver(sender: str, body: str, *args: str) -> None:
+        run = subprocess.run([JUDGE, "deliver", *args], input=make_mail(sender, body), capture_output=True,
+                             env=env, timeout=300)
+        assert run.returncode == 0, run.stderr.decode()
+
+    deliver("gm@example.test", "CREATE ?g gmpw preference big")
+    lists = list(texts(anything_but(24, rnd=random.Random(0)), names).values())
+    for k, text in enumerate(lists[:-1]):  # stored only: the last deliver runs them all
+        deliver(f"p{k}@example.test", f"SIGNON ?g pw{k}\nSET PREFERENCE {text}", "--no-process")
+    loaded = imported_by("deliver", stdin=make_mail("p23@example.test", f"SIGNON ?g pw23\nSET PREFERENCE {lists[-1]}"),
+                         env=env)
+    assert "numba" not in loaded, loaded
+    import sqlite3
+
+    with sqlite3.connect(tmp_path / "j.sqlite3") as db:
+        (result,), = db.execute("SELECT result FROM resolutions").fetchall()
+    result = json.loads(result)
+    assert len(result["assignment"]) == 24 and result["exact"] is False  # drawn by the sampler
+    assert not (tmp_path / "data" / "cache").exists()
+
+
 @pytest.fixture
 def policy(monkeypatch):
     """compiled's process-wide state and numba's cache folder, put back."""
