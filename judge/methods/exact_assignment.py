@@ -28,17 +28,28 @@ How it is computed (anybody can redo it by hand or with other software)
   With a bonus table every cost C becomes (n + 1) * C + (1 - bonus) (a dummy
   cell: + 1): the n cells add at most n < n + 1, so rule 3 only ever decides
   between assignments equal under rules 1 and 2.
-* One optimal assignment comes from scipy's linear_sum_assignment (the costs
-  are checked to stay below 2**53, so floating point is exact). Dual
-  potentials are rebuilt from it in exact integers (Bellman-Ford over the
-  players' moves to one another's powers), and the *tight* cells (reduced
-  cost 0) are found. The co-optimal
-  assignments are exactly the perfect matchings of the tight cells. Which
-  optimal assignment scipy returned does not matter: everything below
-  depends only on the set of co-optimal assignments.
+* One optimal assignment and optimal dual potentials (u for players, v for
+  powers, c - u - v >= 0 everywhere and 0 on the assignment) are found in
+  exact integers (the costs are checked to stay below 2**53): by the
+  compiled kernel (judge/methods/tight_kernel.py: the shortest augmenting
+  path method of scipy's linear_sum_assignment, whose potentials are its
+  duals), or without it by scipy's linear_sum_assignment (or a Hungarian
+  method in Python for small tables) followed by potentials rebuilt with
+  Bellman-Ford over the players' moves to one another's powers. The
+  *tight* cells (reduced cost 0) are found. The co-optimal assignments are
+  exactly the perfect matchings of the tight cells (complementary
+  slackness: every optimal assignment is tight under every optimal
+  potential, and every perfect matching of tight cells costs the optimum).
+  Which optimal assignment and which potentials were found does not
+  matter: everything below depends only on the set of co-optimal
+  assignments.
 * The tight cells that can change split into independent *blocks* (the
   strongly connected parts of the Dulmage-Mendelsohn decomposition); every
-  other player keeps the one power open to him. Blocks with a single
+  other player keeps the one power open to him. A tight move inside a
+  block lies on a cycle of tight moves, so in some co-optimal assignment;
+  a tight cell in no co-optimal assignment (which potentials may add)
+  joins no two blocks: the blocks and the cells inside them are the same
+  whichever potentials were used. Blocks with a single
   distinct outcome (e.g. only players who get nothing anyway) are dropped;
   the others are numbered 0, 1, ... by their lowest player number.
 * In each remaining block the co-optimal assignments are counted exactly (big
@@ -71,7 +82,9 @@ Only the block's real players and powers are listed; padding never counts
   powers of that type (times 1 for the dummy type). Unranking walks the same
   numbers: the next player gets the first power, in increasing power number,
   whose number of completions exceeds what is left of r, r being reduced by
-  the completions of the powers passed over.
+  the completions of the powers passed over. (A block of at most 5 lines
+  with at most 64 assignments is listed instead, in that same order: the
+  same count and numbering.)
 
 The draw
 --------
@@ -1024,12 +1037,13 @@ def _optimum_moves(c: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarr
 _KERNEL: list = []
 # Rows of a table from which the compiled kernel (judge/methods/tight_kernel.py)
 # is worth loading. numba costs a process ~0.3 s (import and cache load) and
-# saves some 0.1 ms a solve at 36 powers: a 7-player game never loads it, so
-# `judge resolve` and a mail that starts a game stay quick; a big variant's
-# first solve loads it (where judge/methods/compiled.py allows: never a
-# compile in a `judge` command), and every later solve of the process uses
-# it. Both paths give the same result (tests/test_exact_assignment.py): only
-# the time differs.
+# saves some 0.5 ms a solve at 36 powers: a 7-player game never loads it; a
+# big variant's first solve loads it where judge/methods/compiled.py allows
+# (a daemon whose cache is built; never a compile in a `judge` command, and
+# never in one that resolves one game and exits), and every later solve of
+# the process uses it. Both paths give the same result
+# (tests/test_exact_assignment.py, tests/test_preference_replay.py): only the
+# time differs.
 COMPILED_FROM = 12
 
 
