@@ -143,3 +143,33 @@ def _compiled(games) -> list[str]:
         return resolve_all(games)
     finally:
         exact_assignment._KERNEL[:], matching_sampler._COMPILED[:] = saved
+
+
+def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
+    """The method reads the uncontested first choices from the value table
+    (engine._uncontested, numpy and compiled): the same pairs as the seed's
+    step written on the lists (first_choice_shortcut), with any powers gone
+    (duplex rounds, random powers) and any players left out."""
+    import numpy as np
+
+    from judge.methods import tight_kernel
+
+    checked = 0
+    for name, names, params, lists in replay_games():
+        powers = make_power_list(names)
+        players = pref.player_order(list(lists))
+        weights = np.array([pref._value_row(lists[pl], {w: k for k, w in enumerate(names)}, len(names))
+                            for pl in players], dtype=np.int64)
+        rnd = random.Random(name)
+        for _ in range(4):
+            rows = sorted(rnd.sample(range(len(players)), rnd.randint(1, len(players))))
+            cols = sorted(rnd.sample(range(len(names)), rnd.randint(1, len(names))))
+            expected = pref.first_choice_shortcut([players[i] for i in rows], [names[j] for j in cols], lists)
+            table = np.ascontiguousarray(weights[np.ix_(rows, cols)])
+            listed = [lists[players[i]].listed for i in rows]
+            for kernel in (None, tight_kernel):
+                got = pref._uncontested(table, listed, len(powers), kernel)
+                assert {players[rows[k]]: names[cols[j]] for k, j in got} == expected, (name, kernel)
+                assert [k for k, _ in got] == sorted(k for k, _ in got)
+            checked += bool(expected)
+    assert checked > 100
