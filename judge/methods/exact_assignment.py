@@ -409,8 +409,9 @@ def optimum(weights: Any, keep_rows: np.ndarray | None = None, keep_cols: np.nda
     assignments) of the table, or of its rows and columns marked in the
     boolean arrays `keep_rows` and `keep_cols` ((0, 0) when none is left)."""
     w = _as_matrix(weights, checked=False)
-    keep_rows = np.ones(w.shape[0], np.bool_) if keep_rows is None else keep_rows
-    keep_cols = np.ones(w.shape[1], np.bool_) if keep_cols is None else keep_cols
+    # (the compiled kernel takes exactly these types: no other signature is compiled)
+    keep_rows = np.ones(w.shape[0], np.bool_) if keep_rows is None else np.ascontiguousarray(keep_rows, np.bool_)
+    keep_cols = np.ones(w.shape[1], np.bool_) if keep_cols is None else np.ascontiguousarray(keep_cols, np.bool_)
     kernel = _kernel(max(w.shape))
     if kernel is None or not keep_rows.any() or not keep_cols.any():
         w = w[keep_rows][:, keep_cols]
