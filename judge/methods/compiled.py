@@ -2,10 +2,10 @@
 where their machine code is kept.
 
 numba compiles a kernel at its first call and keeps the machine code in an
-on-disk cache: some 3 s for the solver's kernel (judge/methods/tight_kernel.py)
-and 17 s for the sampler's (judge/methods/matching_kernel.py) on this
-project's machine; loading them from the cache takes some 0.3 s, numba's
-import included. By default numba keeps that cache beside the sources, in
+on-disk cache: some 20 s of CPU for the solver's (judge/methods/tight_kernel.py)
+and the sampler's (judge/methods/matching_kernel.py), most of it the
+sampler's, on this project's machine; loading them from the cache takes
+some 0.3 s, numba's import included. By default numba keeps that cache beside the sources, in
 site-packages, and where site-packages is read-only (a container, a system
 package) in the user's home or nowhere: every process compiled again. Every
 kernel has the same code in Python beside it, with the same results (tests),
