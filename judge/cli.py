@@ -90,7 +90,11 @@ class LazyGroup(click.Group):
 def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, verbose: bool) -> None:
     """A play-by-email judge: power assignment and bidding games."""
     ctx.obj = {"config": config_path, "data_dir": data_dir}
-    _use_kernel_cache(data_dir)  # a command that reads the configuration sets its data directory's
+    # The solver's kernels from the data directory's cache for the command's
+    # time (a command that reads the configuration sets its data directory's).
+    from judge.methods import compiled
+
+    ctx.with_resource(compiled.used(data_dir))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Schema upgrades run at every start; their chatter is only for -v.

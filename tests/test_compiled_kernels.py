@@ -310,3 +310,21 @@ def test_the_stamp_is_read_once_and_again_after_a_build(tmp_path, monkeypatch, p
     assert compiled.allowed() and not compiled.allowed("solver")
     monkeypatch.setenv("NUMBA_CACHE_DIR", str(tmp_path / "mine"))  # an operator's own folder wins
     assert compiled.cache_dir() == tmp_path / "mine"
+
+
+def test_a_command_run_inside_another_program_leaves_the_policy_as_it_was(tmp_path, policy):
+    """click's test runner runs `judge` commands inside the test process:
+    each command uses the judge's cache for its own time only, so the tests
+    after it still compile at first need, into numba's own cache."""
+    from click.testing import CliRunner
+
+    from judge.cli import main
+
+    compiled = policy
+    before = dict(compiled._state)
+    game = tmp_path / "g.json"
+    game.write_text(json.dumps(SAMPLED))  # a block too big to count: the command looks for its cache
+    result = CliRunner().invoke(main, ["--data-dir", str(tmp_path / "data"), "resolve", str(game), "--seed", "00ff"])
+    assert result.exit_code == 0, result.output
+    assert compiled._state == before and "NUMBA_CACHE_DIR" not in os.environ
+    assert compiled.allowed("solver")

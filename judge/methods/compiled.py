@@ -67,6 +67,26 @@ def use(data_dir: Path | None = None, *, folder: Path | None = None, daemon: boo
     _state.update(used=True, data_dir=data_dir, folder=folder, daemon=daemon, ready=None)
 
 
+@contextlib.contextmanager
+def used(data_dir: Path | None = None, **kwargs):
+    """`use` for the time of a block (a command), then as before: the
+    policy, NUMBA_CACHE_DIR and numba's cache folder. A `judge` command run
+    inside another program (click's test runner) leaves it unchanged."""
+    state, env = dict(_state), os.environ.get("NUMBA_CACHE_DIR")
+    use(data_dir, **kwargs)
+    try:
+        yield
+    finally:
+        _state.clear()
+        _state.update(state)
+        if env is None:
+            os.environ.pop("NUMBA_CACHE_DIR", None)
+        else:
+            os.environ["NUMBA_CACHE_DIR"] = env
+        if "numba" in sys.modules:  # (numba's default: "", beside the sources)
+            sys.modules["numba"].config.CACHE_DIR = env or ""
+
+
 def cache_dir() -> Path | None:
     """The judge's kernel cache of this process (None without `use`). Tells
     numba too (NUMBA_CACHE_DIR, also for the child processes)."""
