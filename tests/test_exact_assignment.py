@@ -13,7 +13,6 @@ import math
 import random
 import subprocess
 import sys
-import time
 from collections import Counter
 from dataclasses import FrozenInstanceError
 from functools import cache
@@ -444,32 +443,24 @@ def test_replay_of_recorded_draws():
 # --------------------------------------------------------------------------
 
 
-def test_36_all_equal_counts_36_factorial_quickly():
+def test_36_all_equal_counts_36_factorial():
+    # (how fast: bench/bench_exact_assignment.py; tests assert no times)
     w = np.full((36, 36), 70, dtype=np.int64)
-    t = time.perf_counter()
     sol = solve(w, DrawStream(SEED))
-    elapsed = time.perf_counter() - t
     assert sol.tied == math.factorial(36) and sol.exact
     assert sorted(sol.assignment) == list(range(36))
-    assert elapsed < 0.5
     # rectangular: 36 players, 30 powers: 36! / 6! distinct results
     sol = solve(np.ones((36, 30), dtype=int), DrawStream(SEED))
     assert sol.tied == math.factorial(36) // math.factorial(6)
 
 
-def test_realistic_36_is_fast():
+def test_realistic_36_is_counted_exactly():
     rnd = random.Random(36)
-    times = []
     for k in range(60):
         w = realistic_matrix(rnd, 36)
-        t = time.perf_counter()
         sol = solve(w, DrawStream(seed(k)))
-        times.append(time.perf_counter() - t)
         assert sol.exact
         assert (sol.total, sol.sum_squares) == optimum(w)
-    times.sort()
-    assert times[len(times) // 2] < 0.010  # median well under 50 ms
-    assert times[-1] < 0.050
 
 
 def test_realistic_small_against_brute_force():
