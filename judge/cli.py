@@ -23,10 +23,19 @@ def _config(ctx: click.Context, *, methods: bool = False):
         config = load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
         if methods:
             check_methods(config)
+        _use_kernel_cache(config.data_dir)
         return config
     except ConfigError as err:
         click.echo(f"judge: configuration error: {err}", err=True)
         sys.exit(EXIT_CONFIG)
+
+
+def _use_kernel_cache(data_dir: Path | None, daemon: bool = False) -> None:
+    """The solver's compiled kernels only from the judge's own cache in the
+    data directory, never compiled on a command's way (judge/methods/compiled.py)."""
+    from judge.methods import compiled
+
+    compiled.use(data_dir, daemon=daemon)
 
 
 class LazyGroup(click.Group):
@@ -69,6 +78,7 @@ class LazyGroup(click.Group):
     # Operators of a judge that is another judge's third party (docs/blinding.md).
     "thirdparty": "judge.cli_thirdparty:thirdparty",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
+    "compile": "judge.cli_compile:compile_kernels",  # The solver's kernels, once after installing.
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })
 @click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
@@ -80,6 +90,11 @@ class LazyGroup(click.Group):
 def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, verbose: bool) -> None:
     """A play-by-email judge: power assignment and bidding games."""
     ctx.obj = {"config": config_path, "data_dir": data_dir}
+    # The solver's kernels from the data directory's cache for the command's
+    # time (a command that reads the configuration sets its data directory's).
+    from judge.methods import compiled
+
+    ctx.with_resource(compiled.used(data_dir))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Schema upgrades run at every start; their chatter is only for -v.
@@ -95,6 +110,7 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port: int | None) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
     config = _config(ctx, methods=True)
+    _use_kernel_cache(config.data_dir, daemon=not once)
     from sqlalchemy import make_url
 
     from judge.app import build_judge, start_failure
@@ -118,7 +134,10 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         if once:
             click.echo(json.dumps(judge.run_once(), default=str))
             return
-        judge.run_forever()  # its loop logs and survives faults; those at its start come here
+        from judge.methods import compiled
+
+        with compiled.building_in_background():
+            judge.run_forever()  # its loop logs and survives faults; those at its start come here
     except Exception as err:
         failure = start_failure(err, config)
         if failure is None:
