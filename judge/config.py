@@ -25,6 +25,35 @@ class ConfigError(Exception):
     """The configuration cannot be used; the message names the option."""
 
 
+# Where a judge command looks for its configuration when neither --config
+# nor $JUDGE_CONFIG names one: the system's, then the user's. An MTA runs
+# `judge deliver` with an empty environment, so both the daemon and the
+# pipe find the operator's file here without being told (docs/operating.md).
+SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
+
+
+def user_config() -> Path:
+    """$XDG_CONFIG_HOME/judge/judge.toml, else ~/.config/judge/judge.toml."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "judge" / "judge.toml"
+
+
+def find_config(given: Path | None) -> Path | None:
+    """The configuration file to read: `given` (--config, or $JUDGE_CONFIG),
+    else SYSTEM_CONFIG, else user_config() if it exists; None: the built-in
+    defaults. A file that is there but cannot be read is still the one
+    (load_config then says why), never passed over for the next."""
+    if given is not None:
+        return given
+    for candidate in (SYSTEM_CONFIG, user_config()):
+        try:
+            if candidate.exists():
+                return candidate
+        except OSError:  # a folder on the way this user may not enter: the file is there, unreadable
+            return candidate
+    return None
+
+
 def default_data_dir() -> Path:
     """$JUDGE_DATA_DIR, else $XDG_DATA_HOME/judge, else ~/.local/share/judge."""
     if os.environ.get("JUDGE_DATA_DIR"):
@@ -164,6 +193,10 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
             raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError as err:
             raise ConfigError(f"configuration file {path} not found") from err
+        except UnicodeDecodeError as err:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {err.start})") from err
+        except OSError as err:  # unreadable by this user (mode, a folder on the way), a directory...
+            raise ConfigError(f"cannot read the configuration file {path}: {err.strerror or err}") from err
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path}: {err}") from err
     for section, values in (overrides or {}).items():
