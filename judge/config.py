@@ -7,6 +7,7 @@ deploy/judge.example.toml documents every option.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -125,6 +126,14 @@ class Config:
     # `judge web` and `judge serve --web` listen here ([web] host, port; docs/web.md).
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    # Clients whose X-Forwarded-For (and -Proto) is believed: the reverse
+    # proxies in front of `judge web` (addresses or networks). None: the
+    # header is ignored, every client is the address it connects from.
+    web_trusted_proxies: tuple[str, ...] = ()
+    # The site's address as its readers reach it (https://judge.example.org),
+    # for the links of the feeds; None: the address the server listens on,
+    # never a request's Host header.
+    web_public_url: str | None = None
 
     @property
     def domain(self) -> str:
@@ -146,7 +155,7 @@ _KNOWN = {
                "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
     "auth": {"trusted_authserv_ids", "require_authenticated_from"},
     "blinding": {"trusted_judges"},
-    "web": {"host", "port"},
+    "web": {"host", "port", "trusted_proxies", "public_url"},
     "variants": None,
     "methods": None,
 }
@@ -171,6 +180,17 @@ def check_methods(config: Config) -> None:
             method.params_from({**method.default_params(7).as_dict(), **table}, 7)
         except ValueError as err:
             raise ConfigError(f"[methods.{name}]: {err}") from err
+
+
+def _is_network(value: object) -> bool:
+    """An IP address or network (127.0.0.1, 10.0.0.0/8, ::1): "*" and host names are not."""
+    if not isinstance(value, str):
+        return False
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
 
 
 def _get(table: Mapping[str, Any], section: str, key: str, kind: type | tuple, default: Any) -> Any:
@@ -347,6 +367,14 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     web_port = _get(web, "web", "port", int, 8080)
     if not 0 < web_port < 65536:
         raise ConfigError(f"[web] port: between 1 and 65535, not {web_port}")
+    proxies = _get(web, "web", "trusted_proxies", list, [])
+    for proxy in proxies:
+        if not _is_network(proxy):
+            raise ConfigError(f"[web] trusted_proxies: an address or network (127.0.0.1, 10.0.0.0/8), "
+                              f"not {proxies!r}")
+    public_url = _get(web, "web", "public_url", str, "").rstrip("/") or None
+    if public_url is not None and not public_url.startswith(("https://", "http://")):
+        raise ConfigError(f"[web] public_url: the site's http(s) URL, not {public_url!r}")
     return Config(
         data_dir=base,
         database_url=database,
@@ -383,4 +411,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         reminder_hours=tuple(sorted((float(h) for h in reminder_hours), reverse=True)),
         web_host=_get(web, "web", "host", str, "127.0.0.1"),
         web_port=web_port,
+        web_trusted_proxies=tuple(proxies),
+        web_public_url=public_url,
     )
