@@ -62,6 +62,23 @@ class LazyGroup(click.Group):
             return self._load(cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """As click's, but a command line `judge deliver` cannot use (an
+        option mistyped in the MTA's pipe) exits 75 with one line, as every
+        fault of the operator's does for deliver: click's own status 2 would
+        make the MTA bounce the mail, with the usage text, to its sender."""
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode or "deliver" not in argv:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            status = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as err:
+            click.echo(f"judge: {' '.join(err.format_message().split())}", err=True)
+            sys.exit(EXIT_TEMPFAIL)
+        except click.Abort:
+            sys.exit(EXIT_TEMPFAIL)
+        sys.exit(status if isinstance(status, int) else 0)
+
     def _load(self, cmd_name: str) -> click.Command:
         import importlib
 
@@ -86,7 +103,9 @@ class LazyGroup(click.Group):
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })
-@click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
+# readable=False: a file this user may not read is the loader's to report
+# (judge deliver exits 75 for it, not click's 2).
+@click.option("--config", "-c", "config_path", type=click.Path(path_type=Path, readable=False), envvar="JUDGE_CONFIG",
               help="TOML configuration file (deploy/judge.example.toml documents every option).")
 @click.option("--data-dir", type=click.Path(path_type=Path), envvar="JUDGE_DATA_DIR",
               help="Data directory (database, Maildir folders); default ~/.local/share/judge.")
@@ -220,6 +239,10 @@ def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
     if background and not no_process and not woken:
         from judge import deliver_runner
 
+        if judge is not None:
+            # No database connection may cross the fork: two processes on
+            # one SQLite connection lose each other's locks (and writes).
+            judge.sessions.kw["bind"].dispose()
         if deliver_runner.start(config):
             click.echo(_delivered(config, None, message_id, stored, oversize, no_process, woken, runner=True))
             return

@@ -11,7 +11,8 @@ holds the wake-up FIFO (judge.wake) as the daemon does, so the next delivers
 of a burst wake it instead of starting runners of their own, and it exits
 once LINGER seconds pass with no mail.
 
-One runner at a time (a lock file in the data directory): a runner started
+One runner at a time (DATA/deliver-runner.lock, which holds the pid of
+the runner that has it): a runner started
 while another holds the lock exits at once, and the holder looks at the
 store again after it lets go of the lock, so a mail committed before the
 lock was tried is never left for nobody. Nothing here is needed for the
@@ -92,6 +93,8 @@ def run(config: Config) -> None:
                 fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except BlockingIOError:
                 return  # a runner is at work, and looks at the store again after it lets go
+            os.ftruncate(lock, 0)
+            os.write(lock, f"{os.getpid()}\n".encode())  # who runs now, for the operator (and the bench)
             if judge is None:
                 judge = build_judge(config)
             _serve_until_idle(judge)
