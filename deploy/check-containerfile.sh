@@ -25,6 +25,7 @@ grep -q '^FROM debian:bookworm-slim$' "$FILE" || { say "FROM is not debian:bookw
 
 cleanup() { [ "${KEEP:-}" = 1 ] || rm -rf --one-file-system "$ROOT"; }
 trap cleanup EXIT
+chmod 0755 "$ROOT"  # the root's "/" (mktemp makes it 0700): the image's USER walks through it
 
 say "debootstrap --variant=minbase bookworm $ROOT"
 debootstrap --variant=minbase bookworm "$ROOT" "$MIRROR" >"$ROOT.debootstrap.log" 2>&1 \
