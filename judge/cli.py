@@ -232,7 +232,7 @@ def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
     # The mail is stored (committed), so it is taken whatever running it
     # meets now (exit 75 would only make the MTA offer it again, and bounce
     # it). A daemon on this store runs it: woken, it starts a pass at once.
-    # Else this process runs it (--background: a process forked for it):
+    # Else this process runs it (--background: a process started for it):
     # run_once() logs a failing stage and goes on, and the next pass of any
     # judge process runs what is left. A duplicate wakes or runs too: the
     # earlier deliver of that mail may have ended between storing and
@@ -241,11 +241,7 @@ def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
     if background and not no_process and not woken:
         from judge import deliver_runner
 
-        if judge is not None:
-            # No database connection may cross the fork: two processes on
-            # one SQLite connection lose each other's locks (and writes).
-            judge.sessions.kw["bind"].dispose()
-        if deliver_runner.start(config):
+        if deliver_runner.start(ctx.obj.get("config_found"), ctx.obj["data_dir"], config.data_dir):
             click.echo(_delivered(config, None, message_id, stored, oversize, no_process, woken, runner=True))
             return
     ran = False

@@ -3,10 +3,11 @@ stored, and a process of its own runs it while the MTA goes on.
 
 Running a mail needs all of the judge (SQLAlchemy, the commands, the
 templates: half a second and more as a process), which an MTA would wait
-for once per mail. So deliver, once the mail is committed, forks: the parent
-says what it did and exits 0 at once; the child leaves the MTA's session and
-pipes (its output goes to DATA/deliver.log) and runs the stored mail as a
-daemon's pass does. It then stays a few seconds as the store's runner: it
+for once per mail. So deliver, once the mail is committed, starts this
+module as a process of its own (`python -m judge.deliver_runner`), in a
+session of its own, with none of the MTA's pipes (its output goes to
+DATA/deliver.log), and exits 0 at once; the runner runs the stored mail as
+a daemon's pass does. It then stays a few seconds as the store's runner: it
 holds the wake-up FIFO (judge.wake) as the daemon does, so the next delivers
 of a burst wake it instead of starting runners of their own, and it exits
 once LINGER seconds pass with no mail.
@@ -16,8 +17,8 @@ the runner that has it): a runner started
 while another holds the lock exits at once, and the holder looks at the
 store again after it lets go of the lock, so a mail committed before the
 lock was tried is never left for nobody. Nothing here is needed for the
-mail to be safe: it is committed before the fork, and every pass of any
-judge process runs all stored mail that waits.
+mail to be safe: it is committed before the runner starts, and every pass
+of any judge process runs all stored mail that waits.
 """
 
 from __future__ import annotations
@@ -26,6 +27,7 @@ import fcntl
 import logging
 import os
 import sys
+from pathlib import Path
 
 from judge.config import Config
 
@@ -38,47 +40,60 @@ LOG_BYTES = 1_000_000  # past this the log is moved to deliver.log.1 when a runn
 ROUNDS = 3  # passes of the lock at most: mail that keeps failing waits for the next pass of any process
 
 
-def start(config: Config) -> bool:
-    """Fork the runner; True in the parent once it is started, False if it
-    could not be (the caller runs the mail itself). The child never returns."""
-    sys.stdout.flush()
-    sys.stderr.flush()
+def start(config_path: Path | None, data_dir: Path | None, log_dir: Path) -> bool:
+    """Start the runner on the configuration `config_path` (None: the
+    built-in defaults) and `data_dir` (None: the configuration's); True once
+    it is started, False if it could not be (the caller runs the mail
+    itself). The MTA's pipes are never the runner's: its standard input is
+    /dev/null, its output DATA/deliver.log (`log_dir`)."""
+    import subprocess
+
+    argv = [sys.executable, "-m", "judge.deliver_runner"]
+    if config_path is not None:
+        argv += ["--config", str(config_path)]
+    if data_dir is not None:
+        argv += ["--data-dir", str(data_dir)]
     try:
-        pid = os.fork()
-    except OSError:
+        log_dir.mkdir(parents=True, exist_ok=True)
+        path = log_dir / LOG
+        try:
+            if path.stat().st_size > LOG_BYTES:
+                os.replace(path, path.with_name(LOG + ".1"))
+        except FileNotFoundError:
+            pass
+        with open(path, "ab") as out:
+            os.chmod(path, 0o640)
+            subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=out, stderr=out, start_new_session=True)
+    except OSError as err:
+        log.warning("no background runner (%s): the mail is run here", err)
         return False
-    if pid:
-        return True
-    status = 0
+    return True
+
+
+def main(argv: list[str] | None = None) -> None:
+    """`python -m judge.deliver_runner [--config PATH] [--data-dir DIR]`:
+    be the runner (started by `judge deliver --background`)."""
+    import argparse
+
+    from judge.config import load_config
+
+    parser = argparse.ArgumentParser(prog="judge.deliver_runner")
+    parser.add_argument("--config", type=Path)
+    parser.add_argument("--data-dir", type=Path)
+    args = parser.parse_args(argv)
+    logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
+    logging.getLogger("alembic").setLevel(logging.WARNING)
+    # Background work: the MTA and the mail it hands over next go first.
+    os.nice(10)
+    config = load_config(args.config, data_dir=args.data_dir)
+    from judge.cli import _use_grammar_cache
+
+    _use_grammar_cache(config)
     try:
-        os.setsid()  # out of the MTA's session and process group
-        _detach(config)
         run(config)
-    except BaseException:
+    except Exception:
         log.exception("the background runner failed; the stored mail waits for the next pass")
-        status = 1
-    finally:
-        logging.shutdown()
-        os._exit(status)
-
-
-def _detach(config: Config) -> None:
-    """Standard input from /dev/null, output to DATA/deliver.log: the MTA
-    waits for the end of its pipes, which must not wait for this process."""
-    path = config.data_dir / LOG
-    try:
-        if path.stat().st_size > LOG_BYTES:
-            os.replace(path, path.with_name(LOG + ".1"))
-    except OSError:
-        pass
-    null = os.open(os.devnull, os.O_RDWR)
-    try:
-        out = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o640)
-    except OSError:
-        out = null
-    os.dup2(null, 0)
-    os.dup2(out, 1)
-    os.dup2(out, 2)
+        raise SystemExit(1) from None
 
 
 def run(config: Config) -> None:
@@ -133,3 +148,7 @@ def _waiting(judge) -> bool:
 
     with judge.sessions() as s:
         return bool(s.scalar(select(func.count()).where(InboundMessage.status == "new")))
+
+
+if __name__ == "__main__":
+    main()
