@@ -287,8 +287,10 @@ def _delivered(config, judge, message_id: str, stored: int | None, oversize: int
     if no_process:
         return what + "; the daemon will process it"
     if runner:
+        from judge.deliver_runner import LOG
+
         return what + f"; a judge process started in the background is processing it (its log: " \
-                      f"{config.data_dir / 'deliver.log'})"
+                      f"{config.data_dir / LOG})"
     if judge is None:
         return what + "; not processed now (the next pass of the daemon or of a deliver runs it)"
     from judge.store.models import InboundMessage
