@@ -17,6 +17,8 @@ documented paths exist for Postfix and for nothing else on the machine.
   accept) is removed by the header_checks rule the docs give, so the judge
   with `require_authenticated_from` refuses the mail; without the rule it
   got through.
+- With Debian's OpenDKIM up as the milter, the rule leaves the milter's own
+  header alone: a mail signed for players.test (dkimpy) is run.
 """
 
 from __future__ import annotations
@@ -63,14 +65,17 @@ def header_rule() -> str:
     return rule
 
 
-def install_postfix() -> None:
-    if shutil.which("postfix") or os.path.exists("/usr/sbin/postfix"):
+def install_packages() -> None:
+    """Debian's postfix and opendkim, if they are not here yet."""
+    missing = [pkg for pkg, program in (("postfix", "/usr/sbin/postfix"), ("opendkim", "/usr/sbin/opendkim"))
+               if not os.path.exists(program)]
+    if not missing:
         return
     env = {**os.environ, "DEBIAN_FRONTEND": "noninteractive"}
     subprocess.run(["debconf-set-selections"], input=b"postfix postfix/main_mailer_type select No configuration\n",
                    check=True)
     subprocess.run(["apt-get", "update", "-q"], check=True, env=env, capture_output=True)
-    subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", "postfix"], check=True, env=env,
+    subprocess.run(["apt-get", "install", "-y", "-q", "--no-install-recommends", *missing], check=True, env=env,
                    capture_output=True)
 
 
@@ -84,7 +89,7 @@ class PostfixRig:
     to an aiosmtpd server (the players' side)."""
 
     def __init__(self) -> None:
-        install_postfix()
+        install_packages()
         self.dir = Path(tempfile.mkdtemp(prefix="judge-postfix-"))
         self.dir.chmod(0o755)  # the user judge (and nobody) walk through it
         self.sink = SmtpTestServer(mode="plain").start()
@@ -265,6 +270,62 @@ delay_warning_time = 0
         assert len(rows) == 1, rows
         return rows[0][1:]
 
+    def start_opendkim(self) -> int:
+        """OpenDKIM verifying on a loopback port, as the MTA's milter:
+        authserv-id mx.judge.test, the players' key from a file of its own
+        (no DNS). Returns its port; stop() stops it."""
+        key = self.dir / "dkim-key.pem"
+        self.run(["openssl", "genrsa", "-traditional", "-out", str(key), "2048"])
+        self.dkim_key = key.read_bytes()
+        public = subprocess.run(["openssl", "rsa", "-in", str(key), "-pubout", "-outform", "DER"],
+                                capture_output=True, check=True).stdout
+        import base64
+
+        (self.dir / "dkim-keys").write_text(f"sel._domainkey.players.test v=DKIM1; k=rsa; "
+                                            f"p={base64.b64encode(public).decode()}\n")
+        port = free_port()
+        (self.dir / "opendkim.conf").write_text(f"""\
+Mode v
+AuthservID {AUTHSERV}
+Socket inet:{port}@127.0.0.1
+PidFile {self.dir}/opendkim.pid
+Syslog no
+UserID opendkim
+AlwaysAddARHeader yes
+InternalHosts 192.0.2.1
+TestPublicKeys {self.dir}/dkim-keys
+""")
+        self.run(["opendkim", "-x", str(self.dir / "opendkim.conf")])
+        until(lambda: (self.dir / "opendkim.pid").exists())
+        return port
+
+    def stop_opendkim(self) -> None:
+        pid = self.dir / "opendkim.pid"
+        if pid.exists():
+            try:
+                os.kill(int(pid.read_text().strip()), 15)
+            except (ProcessLookupError, ValueError):
+                pass
+            pid.unlink(missing_ok=True)
+
+    def send_signed(self, to: str, body: str, *, headers: dict[str, str] | None = None) -> str:
+        """A mail of ann@players.test, DKIM-signed for players.test (dkimpy)."""
+        import dkim
+        from email.policy import SMTP
+
+        msg = EmailMessage()
+        msg["From"], msg["To"], msg["Subject"] = f"Ann <{PLAYER}>", to, "commands"
+        msg["Message-ID"] = make_msgid(domain="players.test")
+        for name, value in (headers or {}).items():
+            msg[name] = value
+        msg.set_content(body)
+        raw = msg.as_bytes(policy=SMTP)
+        signature = dkim.sign(raw, b"sel", b"players.test", self.dkim_key,
+                              include_headers=[b"from", b"to", b"subject", b"message-id"])
+        with smtplib.SMTP("127.0.0.1", self.port, timeout=30) as smtp:
+            smtp.sendmail(PLAYER, [to], signature + raw)
+        return msg["Message-ID"]
+
     def quiet(self) -> None:
         """Wait for the judge's background runner to end (LINGER seconds after
         its last mail): a runner, as a daemon, keeps the configuration it
@@ -273,6 +334,7 @@ delay_warning_time = 0
 
     def stop(self) -> None:
         subprocess.run(["postfix", "-c", str(self.conf), "stop"], capture_output=True, timeout=60)
+        self.stop_opendkim()
         # The judge's background runner of the last mail, if it still waits.
         for _ in range(100):
             if not self._runners():
@@ -397,3 +459,41 @@ def test_forged_authentication_results_are_removed_by_the_documented_rule(postfi
     assert b"Authentication-Results: mail.players.test; dkim=pass" in postfix.row(other)[2]
     postfix.quiet()
     postfix.write_config()
+
+
+def test_the_real_milters_header_passes_the_rule_and_is_believed(postfix):
+    """OpenDKIM up (Debian's, verifying as the MX's milter) with the rule in
+    place: a mail signed for players.test gets the milter's own
+    `Authentication-Results: mx.judge.test; dkim=pass`, which header_checks
+    leave alone, and the judge with require_authenticated_from runs it; an
+    unsigned mail with the forged header is refused (the forged header gone,
+    the milter's dkim=none kept)."""
+    postfix.set_forward(documented_line())
+    postfix.quiet()
+    port = postfix.start_opendkim()
+    rule = header_rule().replace(r"mx\.example\.org", r"mx\.judge\.test")
+    (postfix.dir / "header_checks").write_text(rule + "\n")
+    postfix.postconf(f"header_checks = regexp:{postfix.dir}/header_checks")
+    postfix.postconf(f"smtpd_milters = inet:127.0.0.1:{port}")
+    postfix.write_config(f'[auth]\ntrusted_authserv_ids = ["{AUTHSERV}"]\nrequire_authenticated_from = true\n')
+    try:
+        signed = postfix.send_signed(JUDGE, "LIST")
+        until(lambda: postfix.replies_to(signed), why=postfix.maillog)
+        status, _, raw = postfix.row(signed)
+        assert status == "done"
+        [verdict] = [line for line in raw.decode().replace("\r\n", "\n").replace("\n\t", " ").replace("\n ", " ")
+                     .splitlines() if line.startswith("Authentication-Results:")]
+        assert verdict.startswith(f"Authentication-Results: {AUTHSERV};") and "dkim=pass" in verdict
+        assert "header.d=players.test" in verdict
+        forged = postfix.send(JUDGE, "LIST", headers={
+            "Authentication-Results": f"{AUTHSERV}; dkim=pass header.d=players.test"})
+        until(lambda: forged in [r[0] for r in postfix.stored()] and postfix.row(forged)[0] != "new",
+              why=postfix.maillog)
+        status, reason, raw = postfix.row(forged)
+        assert status == "ignored" and "not authenticated" in reason
+        assert b"dkim=pass" not in raw and f"Authentication-Results: {AUTHSERV}; dkim=none".encode() in raw
+    finally:
+        postfix.quiet()
+        postfix.postconf(f"smtpd_milters = inet:127.0.0.1:{free_port()}")
+        postfix.stop_opendkim()
+        postfix.write_config()
