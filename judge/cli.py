@@ -243,6 +243,7 @@ def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
 
         if deliver_runner.start(ctx.obj.get("config_found"), ctx.obj["data_dir"], config.data_dir):
             click.echo(_delivered(config, None, message_id, stored, oversize, no_process, woken, runner=True))
+            _without_last_collection()
             return
     ran = False
     if not no_process and not woken:

@@ -46,9 +46,13 @@ def start(config_path: Path | None, data_dir: Path | None, log_dir: Path) -> boo
     it is started, False if it could not be (the caller runs the mail
     itself). The MTA's pipes are never the runner's: its standard input is
     /dev/null, its output DATA/deliver.log (`log_dir`)."""
+    import shutil
     import subprocess
 
-    argv = [sys.executable, "-m", "judge.deliver_runner"]
+    # Background work, from its first instruction: on a busy machine the
+    # deliver the MTA waits for (still exiting) and the MTA go first.
+    nice = shutil.which("nice")
+    argv = [*([nice, "-n", "10"] if nice else []), sys.executable, "-m", "judge.deliver_runner"]
     if config_path is not None:
         argv += ["--config", str(config_path)]
     if data_dir is not None:
@@ -83,8 +87,6 @@ def main(argv: list[str] | None = None) -> None:
     args = parser.parse_args(argv)
     logging.basicConfig(level=logging.INFO, format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     logging.getLogger("alembic").setLevel(logging.WARNING)
-    # Background work: the MTA and the mail it hands over next go first.
-    os.nice(10)
     config = load_config(args.config, data_dir=args.data_dir)
     from judge.cli import _use_grammar_cache
 
