@@ -155,10 +155,10 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         sys.stdout.flush()
         if once:
             click.echo(json.dumps(judge.run_once(), default=str))
-            _without_last_collection()
+            _without_last_collection(judge)
             return
         judge.run_forever()  # its loop logs and survives faults; those at its start come here
-        _without_last_collection()
+        _without_last_collection(judge)
     except ConfigError as err:  # found at start: a folder the IMAP server refuses, the web's key...
         click.echo(f"judge: configuration error: {err}", err=True)
         sys.exit(EXIT_CONFIG)
@@ -243,7 +243,7 @@ def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
 
         if deliver_runner.start(ctx.obj.get("config_found"), ctx.obj["data_dir"], config.data_dir):
             click.echo(_delivered(config, None, message_id, stored, oversize, no_process, woken, runner=True))
-            _without_last_collection()
+            _without_last_collection(judge)
             return
     ran = False
     if not no_process and not woken:
@@ -258,17 +258,20 @@ def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
             click.echo(f"judge: the mail is stored, but running it failed: {err}", err=True)
     # One line saying what was done (an MTA ignores standard output).
     click.echo(_delivered(config, judge if ran else None, message_id, stored, oversize, no_process, woken))
-    _without_last_collection()
+    _without_last_collection(judge)
 
 
-def _without_last_collection() -> None:
+def _without_last_collection(judge=None) -> None:
     """Leave out the interpreter's last full garbage collection at exit:
     with SQLAlchemy and the judge loaded it takes 0.2-0.5 s, which a SIGTERM
-    (stopped within a second) and every `judge deliver` would wait for, and
-    nothing in it is needed (every write is committed; the OS closes the
-    files and sockets). atexit handlers (logging's flush) still run."""
+    (stopped within a second) and every `judge deliver` would wait for. The
+    judge's database connections are closed first, as the collection would
+    close them (SQLite folds its write-ahead log into the database when the
+    last one closes); atexit handlers (logging's flush) still run."""
     import gc
 
+    if judge is not None:
+        judge.sessions.kw["bind"].dispose()
     gc.freeze()
 
 
