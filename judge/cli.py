@@ -14,20 +14,35 @@ EXIT_CONFIG = 2  # the systemd unit does not restart on this status
 EXIT_TEMPFAIL = 75  # sysexits EX_TEMPFAIL: the MTA keeps the mail and retries
 
 
-def _config(ctx: click.Context, *, methods: bool = False):
+def _config(ctx: click.Context, *, methods: bool = False, fault_status: int = EXIT_CONFIG):
     """The configuration, checked; `methods`: also the options that name a
-    method (which imports the methods: only for the daemon)."""
-    from judge.config import ConfigError, check_methods, load_config
+    method (which imports the methods: only for the daemon). The file is
+    --config, else $JUDGE_CONFIG, else /etc/judge/judge.toml, else the
+    user's (judge.config.find_config). A fault of it exits `fault_status`:
+    2 for the daemon (systemd does not restart on it), 75 for `judge
+    deliver` (the MTA keeps the mail and tries again once it is mended)."""
+    from judge.config import ConfigError, check_methods, find_config, load_config
 
+    path = find_config(ctx.obj["config"])
+    ctx.obj["config_found"] = path
     try:
-        config = load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
+        config = load_config(path, data_dir=ctx.obj["data_dir"])
         if methods:
             check_methods(config)
-        _use_kernel_cache(config.data_dir)
-        return config
     except ConfigError as err:
         click.echo(f"judge: configuration error: {err}", err=True)
-        sys.exit(EXIT_CONFIG)
+        sys.exit(fault_status)
+    _use_kernel_cache(config.data_dir)
+    _use_grammar_cache(config)
+    return config
+
+
+def _use_grammar_cache(config) -> None:
+    """Parsers built by Lark are kept in DATA/cache (judge.grammar_cache):
+    every later process loads them instead of building them again."""
+    from judge import grammar_cache
+
+    grammar_cache.use(config.data_dir / "cache")
 
 
 def _use_kernel_cache(data_dir: Path | None, daemon: bool = False) -> None:
@@ -56,6 +71,23 @@ class LazyGroup(click.Group):
             return self._load(cmd_name)
         return super().get_command(ctx, cmd_name)
 
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
+        """As click's, but a command line `judge deliver` cannot use (an
+        option mistyped in the MTA's pipe) exits 75 with one line, as every
+        fault of the operator's does for deliver: click's own status 2 would
+        make the MTA bounce the mail, with the usage text, to its sender."""
+        argv = list(sys.argv[1:] if args is None else args)
+        if not standalone_mode or "deliver" not in argv:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            status = super().main(argv, prog_name, complete_var, standalone_mode=False, **extra)
+        except click.ClickException as err:
+            click.echo(f"judge: {' '.join(err.format_message().split())}", err=True)
+            sys.exit(EXIT_TEMPFAIL)
+        except click.Abort:
+            sys.exit(EXIT_TEMPFAIL)
+        sys.exit(status if isinstance(status, int) else 0)
+
     def _load(self, cmd_name: str) -> click.Command:
         import importlib
 
@@ -81,7 +113,9 @@ class LazyGroup(click.Group):
     "compile": "judge.cli_compile:compile_kernels",  # The solver's kernels, once after installing.
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })
-@click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
+# readable=False: a file this user may not read is the loader's to report
+# (judge deliver exits 75 for it, not click's 2).
+@click.option("--config", "-c", "config_path", type=click.Path(path_type=Path, readable=False), envvar="JUDGE_CONFIG",
               help="TOML configuration file (deploy/judge.example.toml documents every option).")
 @click.option("--data-dir", type=click.Path(path_type=Path), envvar="JUDGE_DATA_DIR",
               help="Data directory (database, Maildir folders); default ~/.local/share/judge.")
@@ -114,12 +148,16 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
     from sqlalchemy import make_url
 
     from judge.app import build_judge, start_failure
+    from judge.config import ConfigError
 
     try:
         judge = build_judge(config)
+        found = ctx.obj.get("config_found")
+        click.echo(f"judge: configuration {found}" if found else "judge: configuration: none, the built-in defaults")
         click.echo(f"judge: data directory {config.data_dir}")
         click.echo(f"judge: database {make_url(config.database_url).render_as_string(hide_password=True)}")
-        click.echo(f"judge: reading mail from the Maildir {config.inbox_path}")
+        click.echo(f"judge: reading mail from {_inbox_shown(config)}")
+        _check_sources(judge)
         where = config.outbox_path if config.transport == "maildir" else f"{config.smtp.host}:{config.smtp.port}"
         click.echo(f"judge: sending mail through {config.transport} ({where}) as {config.address}")
         web = None
@@ -133,11 +171,16 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         sys.stdout.flush()
         if once:
             click.echo(json.dumps(judge.run_once(), default=str))
+            _without_last_collection(judge)
             return
         from judge.methods import compiled
 
         with compiled.building_in_background():
             judge.run_forever()  # its loop logs and survives faults; those at its start come here
+        _without_last_collection(judge)
+    except ConfigError as err:  # found at start: a folder the IMAP server refuses, the web's key...
+        click.echo(f"judge: configuration error: {err}", err=True)
+        sys.exit(EXIT_CONFIG)
     except Exception as err:
         failure = start_failure(err, config)
         if failure is None:
@@ -148,21 +191,47 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         sys.exit(EXIT_TEMPFAIL if temporary else EXIT_CONFIG)
 
 
+def _inbox_shown(config) -> str:
+    """Where the daemon reads mail, for its start-up lines (no password)."""
+    if config.inbox_type == "imap":
+        i = config.imap
+        return f"IMAP {i.username}@{i.host}:{i.effective_port} ({i.security}), folder {i.folder}"
+    return f"the Maildir {config.inbox_path}"
+
+
+def _check_sources(judge) -> None:
+    """Ask each source that can (IMAP: its folders) whether its settings
+    work, before the loop: a setting the server refuses is a configuration
+    error (ConfigError, exit 2); a server that does not answer now is not
+    (the loop retries it)."""
+    for source in judge.sources:
+        check = getattr(source, "check", None)
+        if check is not None:
+            check()
+
+
 @main.command()
 @click.option("--no-process", is_flag=True, help="Only store the mail; the daemon processes it.")
+@click.option("--background", is_flag=True,
+              help="With no daemon on the store, run the mail in a process of its own and exit at once "
+                   "(for an MTA; docs/operating.md).")
 @click.pass_context
-def deliver(ctx: click.Context, no_process: bool) -> None:
-    """Take one RFC 822 mail on standard input (for an MTA pipe or .forward)."""
-    config = _config(ctx)
-    from judge import deliver_light
-    from judge.sources.size_limit import read_mail
-    from judge.wake import wake_daemon, wake_path
+def deliver(ctx: click.Context, no_process: bool, background: bool) -> None:
+    """Take one RFC 822 mail on standard input (for an MTA pipe or .forward).
 
-    # Never more than the size limit in memory: a larger mail is kept as its
-    # header (answered, and taken: exit 0, or the MTA would offer it again).
-    raw, oversize = read_mail(sys.stdin.buffer, config.max_message_bytes)
+    Exit status 0 once the mail is stored; 75 (EX_TEMPFAIL: the MTA keeps
+    the mail and offers it again) for every fault that is the operator's to
+    mend: the configuration missing, unreadable or invalid, the store
+    unreachable, the disk full. Never 2, which an MTA takes as a bounce."""
     judge = None
     try:
+        config = _config(ctx, fault_status=EXIT_TEMPFAIL)
+        from judge import deliver_light
+        from judge.sources.size_limit import read_mail
+
+        # Never more than the size limit in memory: a larger mail is kept as its
+        # header (answered, and taken: exit 0, or the MTA would offer it again).
+        raw, oversize = read_mail(sys.stdin.buffer, config.max_message_bytes)
         try:
             # The light path: the row alone, without SQLAlchemy (issue 12).
             stored, message_id = deliver_light.store(config, raw, oversize)
@@ -174,16 +243,27 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
             judge = build_judge(config)
             stored, message_id = judge.receive(raw, "deliver", oversize=oversize), dedup_key_of(raw)[0]
     except Exception as err:  # the MTA must keep the mail and try again
-        click.echo(f"judge: temporary failure, mail not taken: {err}", err=True)
+        reason = " ".join(str(err).split()) or type(err).__name__
+        click.echo(f"judge: temporary failure, mail not taken: {reason}", err=True)
         sys.exit(EXIT_TEMPFAIL)
+    from judge.wake import wake_daemon, wake_path
+
     # The mail is stored (committed), so it is taken whatever running it
     # meets now (exit 75 would only make the MTA offer it again, and bounce
     # it). A daemon on this store runs it: woken, it starts a pass at once.
-    # Else this process runs it: run_once() logs a failing stage and goes
-    # on, and the next pass of any judge process runs what is left. A
-    # duplicate wakes or runs too: the earlier deliver of that mail may have
-    # ended between storing and running it.
+    # Else this process runs it (--background: a process started for it):
+    # run_once() logs a failing stage and goes on, and the next pass of any
+    # judge process runs what is left. A duplicate wakes or runs too: the
+    # earlier deliver of that mail may have ended between storing and
+    # running it.
     woken = wake_daemon(wake_path(config.data_dir, config.database_url))
+    if background and not no_process and not woken:
+        from judge import deliver_runner
+
+        if deliver_runner.start(ctx.obj.get("config_found"), ctx.obj["data_dir"], config.data_dir):
+            click.echo(_delivered(config, None, message_id, stored, oversize, no_process, woken, runner=True))
+            _without_last_collection(judge)
+            return
     ran = False
     if not no_process and not woken:
         try:
@@ -197,11 +277,27 @@ def deliver(ctx: click.Context, no_process: bool) -> None:
             click.echo(f"judge: the mail is stored, but running it failed: {err}", err=True)
     # One line saying what was done (an MTA ignores standard output).
     click.echo(_delivered(config, judge if ran else None, message_id, stored, oversize, no_process, woken))
+    _without_last_collection(judge)
+
+
+def _without_last_collection(judge=None) -> None:
+    """Leave out the interpreter's last full garbage collection at exit:
+    with SQLAlchemy and the judge loaded it takes 0.2-0.5 s, which a SIGTERM
+    (stopped within a second) and every `judge deliver` would wait for. The
+    judge's database connections are closed first, as the collection would
+    close them (SQLite folds its write-ahead log into the database when the
+    last one closes); atexit handlers (logging's flush) still run."""
+    import gc
+
+    if judge is not None:
+        judge.sessions.kw["bind"].dispose()
+    gc.freeze()
 
 
 def _delivered(config, judge, message_id: str, stored: int | None, oversize: int | None, no_process: bool,
-               woken: bool) -> str:
-    """`judge`: the judge that ran the mail, None if it was not run here."""
+               woken: bool, runner: bool = False) -> str:
+    """`judge`: the judge that ran the mail, None if it was not run here;
+    `runner`: a background runner was started for it (deliver --background)."""
     from judge.deliver_light import shown_url
 
     if not stored:
@@ -213,6 +309,11 @@ def _delivered(config, judge, message_id: str, stored: int | None, oversize: int
         return what + "; the daemon is processing it"
     if no_process:
         return what + "; the daemon will process it"
+    if runner:
+        from judge.deliver_runner import LOG
+
+        return what + f"; a judge process started in the background is processing it (its log: " \
+                      f"{config.data_dir / LOG})"
     if judge is None:
         return what + "; not processed now (the next pass of the daemon or of a deliver runs it)"
     from judge.store.models import InboundMessage

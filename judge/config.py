@@ -7,6 +7,7 @@ deploy/judge.example.toml documents every option.
 
 from __future__ import annotations
 
+import ipaddress
 import os
 import tomllib
 from dataclasses import dataclass, field
@@ -23,6 +24,35 @@ DEFAULT_DOCS_URL = "https://github.com/pbem-judge/judge/blob/main/docs"
 
 class ConfigError(Exception):
     """The configuration cannot be used; the message names the option."""
+
+
+# Where a judge command looks for its configuration when neither --config
+# nor $JUDGE_CONFIG names one: the system's, then the user's. An MTA runs
+# `judge deliver` with an empty environment, so both the daemon and the
+# pipe find the operator's file here without being told (docs/operating.md).
+SYSTEM_CONFIG = Path("/etc/judge/judge.toml")
+
+
+def user_config() -> Path:
+    """$XDG_CONFIG_HOME/judge/judge.toml, else ~/.config/judge/judge.toml."""
+    base = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(base).expanduser() / "judge" / "judge.toml"
+
+
+def find_config(given: Path | None) -> Path | None:
+    """The configuration file to read: `given` (--config, or $JUDGE_CONFIG),
+    else SYSTEM_CONFIG, else user_config() if it exists; None: the built-in
+    defaults. A file that is there but cannot be read is still the one
+    (load_config then says why), never passed over for the next."""
+    if given is not None:
+        return given
+    for candidate in (SYSTEM_CONFIG, user_config()):
+        try:
+            if candidate.exists():
+                return candidate
+        except OSError:  # a folder on the way this user may not enter: the file is there, unreadable
+            return candidate
+    return None
 
 
 def default_data_dir() -> Path:
@@ -96,6 +126,14 @@ class Config:
     # `judge web` and `judge serve --web` listen here ([web] host, port; docs/web.md).
     web_host: str = "127.0.0.1"
     web_port: int = 8080
+    # Clients whose X-Forwarded-For (and -Proto) is believed: the reverse
+    # proxies in front of `judge web` (addresses or networks). None: the
+    # header is ignored, every client is the address it connects from.
+    web_trusted_proxies: tuple[str, ...] = ()
+    # The site's address as its readers reach it (https://judge.example.org),
+    # for the links of the feeds; None: the address the server listens on,
+    # never a request's Host header.
+    web_public_url: str | None = None
 
     @property
     def domain(self) -> str:
@@ -117,7 +155,7 @@ _KNOWN = {
                "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
     "auth": {"trusted_authserv_ids", "require_authenticated_from"},
     "blinding": {"trusted_judges"},
-    "web": {"host", "port"},
+    "web": {"host", "port", "trusted_proxies", "public_url"},
     "variants": None,
     "methods": None,
 }
@@ -144,6 +182,17 @@ def check_methods(config: Config) -> None:
             raise ConfigError(f"[methods.{name}]: {err}") from err
 
 
+def _is_network(value: object) -> bool:
+    """An IP address or network (127.0.0.1, 10.0.0.0/8, ::1): "*" and host names are not."""
+    if not isinstance(value, str):
+        return False
+    try:
+        ipaddress.ip_network(value, strict=False)
+    except ValueError:
+        return False
+    return True
+
+
 def _get(table: Mapping[str, Any], section: str, key: str, kind: type | tuple, default: Any) -> Any:
     if key not in table:
         return default
@@ -164,6 +213,10 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
             raw = tomllib.loads(Path(path).read_text(encoding="utf-8"))
         except FileNotFoundError as err:
             raise ConfigError(f"configuration file {path} not found") from err
+        except UnicodeDecodeError as err:
+            raise ConfigError(f"{path}: not UTF-8 text (byte {err.start})") from err
+        except OSError as err:  # unreadable by this user (mode, a folder on the way), a directory...
+            raise ConfigError(f"cannot read the configuration file {path}: {err.strerror or err}") from err
         except tomllib.TOMLDecodeError as err:
             raise ConfigError(f"{path}: {err}") from err
     for section, values in (overrides or {}).items():
@@ -314,6 +367,14 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     web_port = _get(web, "web", "port", int, 8080)
     if not 0 < web_port < 65536:
         raise ConfigError(f"[web] port: between 1 and 65535, not {web_port}")
+    proxies = _get(web, "web", "trusted_proxies", list, [])
+    for proxy in proxies:
+        if not _is_network(proxy):
+            raise ConfigError(f"[web] trusted_proxies: an address or network (127.0.0.1, 10.0.0.0/8), "
+                              f"not {proxies!r}")
+    public_url = _get(web, "web", "public_url", str, "").rstrip("/") or None
+    if public_url is not None and not public_url.startswith(("https://", "http://")):
+        raise ConfigError(f"[web] public_url: the site's http(s) URL, not {public_url!r}")
     return Config(
         data_dir=base,
         database_url=database,
@@ -350,4 +411,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         reminder_hours=tuple(sorted((float(h) for h in reminder_hours), reverse=True)),
         web_host=_get(web, "web", "host", str, "127.0.0.1"),
         web_port=web_port,
+        web_trusted_proxies=tuple(proxies),
+        web_public_url=public_url,
     )

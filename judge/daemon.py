@@ -350,9 +350,10 @@ class Judge:
                 if self._more_to_send(out):
                     continue  # a burst is being sent: the next pass at once
                 if waiter is not None and not self.stopping:
-                    # IMAP IDLE: back at once when new mail arrives.
+                    # IMAP IDLE: back at once when new mail arrives, and
+                    # within a second of a SIGTERM.
                     try:
-                        waiter.wait(self.config.poll_interval)
+                        waiter.wait(self.config.poll_interval, should_stop=lambda: self.stopping)
                     except Exception:  # a network fault: the next pass reconnects
                         log.exception("waiting for new mail failed")
                         self.clock.sleep(min(1.0, self.config.poll_interval))

@@ -89,13 +89,15 @@ class MailRig:
         _run(self.rig_env, "clean")
 
 
-def start_mailrig(name: str) -> MailRig:
+def start_mailrig(name: str, separator: str = "/") -> MailRig:
     """A rig of its own (folder /tmp/NAME-PID and free ports), so that two test
     sessions or a bench on one machine never stop or reset each other's
-    servers. Raises RuntimeError if it does not start."""
+    servers; `separator`: its folders' hierarchy separator. Raises
+    RuntimeError if it does not start."""
     imap, imaps, lmtp, smtp = _free_ports(4)
     rig_env = {"MAILRIG_DIR": f"/tmp/{name}-{os.getpid()}", "MAILRIG_IMAP_PORT": str(imap),
-               "MAILRIG_IMAPS_PORT": str(imaps), "MAILRIG_LMTP_PORT": str(lmtp), "MAILRIG_SMTP_PORT": str(smtp)}
+               "MAILRIG_IMAPS_PORT": str(imaps), "MAILRIG_LMTP_PORT": str(lmtp), "MAILRIG_SMTP_PORT": str(smtp),
+               "MAILRIG_SEPARATOR": separator}
     try:
         r = _run(rig_env, "start", timeout=300)
     except subprocess.TimeoutExpired as e:

@@ -9,6 +9,7 @@ D=${MAILRIG_DIR:-/tmp/judge-mailrig}
 IMAP_PORT=${MAILRIG_IMAP_PORT:-11143} IMAPS_PORT=${MAILRIG_IMAPS_PORT:-11993}
 LMTP_PORT=${MAILRIG_LMTP_PORT:-11024} SMTP_PORT=${MAILRIG_SMTP_PORT:-11025}
 USERS=${MAILRIG_USERS:-"judge@example.test:secret gm@example.test:secret"}  # "addr:pass ..."
+SEPARATOR=${MAILRIG_SEPARATOR:-/}  # the folders' hierarchy separator; "." is Dovecot's default
 PY=/usr/bin/python3   # Debian's python + python3-aiosmtpd: independent of any venv/pyenv
 log() { echo "mailrig: $*" >&2; }
 up() { (exec 3<>"/dev/tcp/127.0.0.1/$1") 2>/dev/null; }
@@ -67,7 +68,7 @@ mail_location = maildir:~/Maildir
 mail_fsync = never
 namespace inbox {
   inbox = yes
-  separator = /
+  separator = $SEPARATOR
 }
 passdb {
   driver = passwd-file

@@ -9,6 +9,13 @@ bounded in bytes, so a flood of large mails never fills the memory.
 ack() advances the watermark and marks the mail processed on the server:
 the keyword $JudgeDone, or a move to another folder.
 
+Folder names are written in the configuration with "/" between the levels
+(`processed = "Judge/Done"`); the judge asks the server for its own
+hierarchy separator (LIST "" "": "/" or ".", Dovecot's default layout) and
+writes the names with it. check(), at the daemon's start, makes sure both
+folders work: a folder the server refuses stops the daemon with one line
+(ConfigError) instead of a retry loop that reads no mail.
+
 A new UIDVALIDITY (the folder was recreated or rebuilt) is logged at ERROR and
 the watermark starts over at 0: every mail of the folder is fetched again and
 the judge's Message-ID guard drops those it stored before.
@@ -30,7 +37,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 from imapclient import IMAPClient
-from imapclient.exceptions import IMAPClientError
+from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
 from sqlalchemy.orm import Session
 
 from judge.sources.base import RawMail, Source
@@ -42,6 +49,9 @@ log = logging.getLogger(__name__)
 SECURITY = ("none", "starttls", "tls")
 DONE_KEYWORD = "$JudgeDone"
 FETCH_CHUNK = 50
+# wait() looks at its stop condition this often, also inside one IDLE: a
+# SIGTERM stops the daemon within a second.
+STOP_SLICE = 0.5
 SIZE_CHUNK = 500  # RFC822.SIZE answers are a few bytes each
 _WHOLE = "BODY.PEEK[]"
 # The header of a mail over the limit, and at most HEADER_CAP of it: a mail
@@ -59,6 +69,12 @@ def _body(item: dict | None) -> bytes | None:
         if key.startswith(b"BODY[") and value is not None:
             return bytes(value)
     return None
+
+
+def server_name(name: str, separator: str | None) -> str:
+    """A folder name of the configuration ("/" between its levels) as the
+    server writes it."""
+    return name.replace("/", separator) if separator and separator != "/" else name
 
 
 def is_loopback(host: str) -> bool:
@@ -129,9 +145,21 @@ class ImapSource(Source):
         self._unmarked: set[tuple[int, int]] = set()  # (uidvalidity, uid) stored but not yet marked on the server
         self._progressed: set[str] = set()  # refs whose watermark the daemon's transaction already wrote
         self._fetched: dict[int, int] = {}  # UIDVALIDITY -> highest UID fetched by this process
+        # The folders' names as the server writes them (its separator), per connection.
+        self._folder_name = settings.folder
+        self._processed_name = settings.processed
 
     # -- connection -----------------------------------------------------
     def _connect(self) -> IMAPClient:
+        client = self._login()
+        try:
+            self._prepare(client)
+        except BaseException:
+            self._shutdown(client)
+            raise
+        return client
+
+    def _login(self) -> IMAPClient:
         st = self.settings
         client = IMAPClient(st.host, port=st.effective_port, ssl=st.security == "tls",
                             ssl_context=st.ssl_context() if st.security == "tls" else None, timeout=st.timeout)
@@ -139,13 +167,73 @@ class ImapSource(Source):
             if st.security == "starttls":
                 client.starttls(st.ssl_context())
             client.login(st.username, st.password)
-            if st.processed != "flag" and not client.folder_exists(st.processed):
-                client.create_folder(st.processed)
         except BaseException:
             self._shutdown(client)
             raise
         log.info("%s: connected to %s:%s", self.name, st.host, st.effective_port)
         return client
+
+    def _prepare(self, client: IMAPClient) -> None:
+        """The folders' names in the server's separator; the processed
+        folder made if it is not there."""
+        separator = self.separator(client)
+        self._folder_name = server_name(self.settings.folder, separator)
+        if self.settings.processed != "flag":
+            self._processed_name = server_name(self.settings.processed, separator)
+            if not client.folder_exists(self._processed_name):
+                client.create_folder(self._processed_name)
+
+    @staticmethod
+    def separator(client: IMAPClient) -> str | None:
+        """The server's hierarchy separator (RFC 3501 LIST "" ""); None for a
+        flat server."""
+        listed = client.list_folders("", "")
+        separator = listed[0][1] if listed else None
+        if isinstance(separator, bytes):
+            separator = separator.decode("ascii", "replace")
+        return separator or None
+
+    def check(self) -> None:
+        """At start: log in and make sure the folder read and the processed
+        folder work. A server that does not answer, or refuses the login, is
+        left to the loop's retries (it may be away for a while); a folder the
+        server refuses is a wrong setting: ConfigError, one line naming it."""
+        from judge.config import ConfigError
+
+        st = self.settings
+        try:
+            client = self._login()
+        except NETWORK_ERRORS as exc:
+            log.warning("%s: cannot check the folders now (%s: %s); the daemon goes on and retries", self.name,
+                        type(exc).__name__, exc)
+            return
+        try:
+            separator = self.separator(client)
+            shown = f"separator {separator!r}" if separator else "no hierarchy"
+            try:
+                self._prepare(client)
+            except IMAPClientAbortError:
+                raise
+            except IMAPClientError as exc:
+                raise ConfigError(f"[imap] processed: the server refuses the folder {st.processed!r} (written "
+                                  f"{self._processed_name!r}, the server's {shown}): {exc}") from exc
+            try:
+                client.select_folder(self._folder_name, readonly=True)
+            except IMAPClientAbortError:
+                raise
+            except IMAPClientError as exc:
+                raise ConfigError(f"[imap] folder: the server has no folder {st.folder!r} to read (written "
+                                  f"{self._folder_name!r}, the server's {shown}): {exc}") from exc
+        except NETWORK_ERRORS as exc:
+            self._shutdown(client)
+            log.warning("%s: the check of the folders was cut short (%s: %s); the daemon goes on and retries",
+                        self.name, type(exc).__name__, exc)
+            return
+        except BaseException:
+            self._shutdown(client)
+            raise
+        self._drop()
+        self._client = client
 
     @staticmethod
     def _shutdown(client: IMAPClient) -> None:
@@ -204,7 +292,7 @@ class ImapSource(Source):
 
     def _select(self, client: IMAPClient) -> Watermark:
         """Select the folder and return the watermark valid for its UIDVALIDITY."""
-        info = client.select_folder(self.settings.folder)
+        info = client.select_folder(self._folder_name)
         uidvalidity = int(info[b"UIDVALIDITY"])
         self._uidvalidity = uidvalidity
         mark = self.watermarks.get(self.name)
@@ -327,9 +415,9 @@ class ImapSource(Source):
         if self.settings.processed == "flag":
             client.add_flags(uids, [DONE_KEYWORD.encode()], silent=True)
         elif client.has_capability("MOVE"):
-            client.move(uids, self.settings.processed)
+            client.move(uids, self._processed_name)
         else:
-            client.copy(uids, self.settings.processed)
+            client.copy(uids, self._processed_name)
             client.add_flags(uids, [b"\\Deleted"], silent=True)
             if client.has_capability("UIDPLUS"):
                 client.uid_expunge(uids)
@@ -337,9 +425,11 @@ class ImapSource(Source):
                 client.expunge()
         self._unmarked.difference_update((self._uidvalidity, u) for u in uids)
 
-    def wait(self, timeout: float) -> bool:
+    def wait(self, timeout: float, should_stop: Callable[[], bool] = lambda: False) -> bool:
         """Wait up to `timeout` seconds for new mail: IMAP IDLE if the server
-        offers it, else sleep. True if woken by the server before the end."""
+        offers it, else sleep. True if woken by the server before the end.
+        `should_stop` is asked every STOP_SLICE seconds (the daemon's SIGTERM):
+        once true, the wait ends (False)."""
         deadline = self._monotonic() + timeout
 
         def idle(client: IMAPClient) -> bool | None:
@@ -351,22 +441,35 @@ class ImapSource(Source):
             seen = max(mark.last_uid, self._fetched.get(mark.uidvalidity, 0))
             if any(u > seen for u in client.search(["UID", f"{seen + 1}:*"])):
                 return True
-            while True:
+            while not should_stop():
                 left = deadline - self._monotonic()
                 if left <= 0:
                     return False
+                # One IDLE command, renewed after idle_timeout; its answers
+                # read in slices, so that a stop is seen between them.
+                renew = self._monotonic() + min(left, self.settings.idle_timeout)
                 client.idle()
-                responses = client.idle_check(timeout=min(left, self.settings.idle_timeout))
-                responses += client.idle_done()[1]
+                responses: list = []
+                try:
+                    while not responses and not should_stop():
+                        slice_left = renew - self._monotonic()
+                        if slice_left <= 0:
+                            break
+                        responses = client.idle_check(timeout=min(slice_left, STOP_SLICE))
+                finally:
+                    responses += client.idle_done()[1]
                 if any(isinstance(r, tuple) and len(r) > 1 and r[1] in (b"EXISTS", b"RECENT") for r in responses):
                     return True
+            return False
 
         ok, woke = self._with_client("IDLE", idle)
         if ok and woke is not None:
             return bool(woke)
-        left = deadline - self._monotonic()
-        if left > 0:
-            self._sleep(left)
+        while not should_stop():
+            left = deadline - self._monotonic()
+            if left <= 0:
+                break
+            self._sleep(min(left, STOP_SLICE))
         return False
 
     def close(self) -> None:

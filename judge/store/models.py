@@ -314,9 +314,28 @@ class LoginFailure(Base):
 
     id: Mapped[int] = mapped_column(primary_key=True)
     address: Mapped[str] = mapped_column(String(100))
+    # The account tried, as a hash of its name (never the name: a password
+    # typed into the name field would be kept); "" when none was counted
+    # (migration 0014).
+    account: Mapped[str] = mapped_column(String(64), default="", server_default="")
     failed_at: Mapped[datetime] = mapped_column(UTCDateTime)
 
-    # The limit counts an address's failures of the last window; the pruning
-    # deletes by time alone, over every address (migration 0011).
+    # The limits count an address's and an account's failures of the last
+    # window; the pruning deletes by time alone (migrations 0011, 0014).
     __table_args__ = (Index("ix_login_failures_address_failed_at", "address", "failed_at"),
+                      Index("ix_login_failures_account_failed_at", "account", "failed_at"),
                       Index("ix_login_failures_failed_at", "failed_at"))
+
+
+class WebSession(Base):
+    """A moderator's open session of the web console (judge/web/auth.py):
+    the cookie carries a token, the store its hash. Logging out deletes the
+    row, so a copy of the cookie is no session after it; so does deleting
+    the account (migration 0014)."""
+
+    __tablename__ = "web_sessions"
+
+    id: Mapped[int] = mapped_column(primary_key=True)
+    token_hash: Mapped[str] = mapped_column(String(64), unique=True)
+    moderator_id: Mapped[int] = mapped_column(ForeignKey("moderators.id", ondelete="CASCADE"), index=True)
+    created_at: Mapped[datetime] = mapped_column(UTCDateTime, index=True)

@@ -19,10 +19,10 @@ MAX_LINE_LENGTH = 1000
 def grammar(name: str, transformer: Any) -> Any:
     """grammars/<name>.lark as an LALR parser (linear time in the line)
     that builds the commands while parsing; the method keeps it (@cache)."""
-    from lark import Lark
+    from judge import grammar_cache
 
     text = (data_dir("grammars") / f"{name}.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=transformer)
+    return grammar_cache.lark(text, name, parser="lalr", maybe_placeholders=True, transformer=transformer)
 
 
 def expected_text(expected: set[str], names: Mapping[str, str], parser: Any, commands: str,

@@ -10,6 +10,7 @@ from typing import Callable
 
 from lark import Lark, LarkError, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from judge import grammar_cache
 from judge.resources import data_dir
 from judge.syntax import nodes
 from judge.syntax.errors import CommandSyntaxError, fault
@@ -41,7 +42,7 @@ _COMMANDS = ("CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, RERUN, EJECT, UNLOCK
 @cache
 def _parser() -> Lark:
     text = (data_dir("grammars") / "commands.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", maybe_placeholders=True, transformer=_ToNodes())
+    return grammar_cache.lark(text, "commands", parser="lalr", maybe_placeholders=True, transformer=_ToNodes())
 
 
 # Keywords of several words, which the grammar matches with one pattern each

@@ -8,6 +8,7 @@ from functools import cache
 
 from lark import Lark, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
 
+from judge import grammar_cache
 from judge.resources import data_dir
 
 
@@ -46,7 +47,7 @@ class _ToRaw(Transformer):
 @cache
 def _parser() -> Lark:
     text = (data_dir("grammars") / "preference.lark").read_text(encoding="utf-8")
-    return Lark(text, parser="lalr", transformer=_ToRaw())
+    return grammar_cache.lark(text, "preference", parser="lalr", transformer=_ToRaw())
 
 
 def parse_list(text: str) -> RawList:

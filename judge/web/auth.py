@@ -1,7 +1,8 @@
 """The console's accounts and guards: moderators (a name and a password
 hashed as the players', judge.passwords), who is logged in (a signed session
-cookie: Starlette's SessionMiddleware, set up by judge.web.app), the CSRF
-token of a session, and the limit on failed logins per client address.
+cookie, Starlette's SessionMiddleware set up by judge.web.app, naming a
+session row of the store that logging out deletes), the CSRF token of a
+session, and the limits on failed logins per account and per client address.
 
 No Starlette import here: `judge moderator add` uses the accounts without
 loading the web stack. The guards read only `request.session`.
@@ -20,7 +21,7 @@ from sqlalchemy import delete, select, text
 from sqlalchemy.orm import Session
 
 from judge import passwords
-from judge.store.models import LoginFailure, Moderator
+from judge.store.models import LoginFailure, Moderator, WebSession
 
 NAME_MAX = 100
 # A hash of a password nobody has: checked when the name is unknown, so a
@@ -92,25 +93,52 @@ def fingerprint(row: Moderator) -> str:
 SESSION_SECONDS = 12 * 3600
 
 
-def log_in(request: Any, row: Moderator, now: float | None = None) -> None:
+def _token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def log_in(request: Any, row: Moderator, now: float | None = None, session: Session | None = None) -> None:
     """A fresh session for `row` (a new CSRF token too: no token seen before
-    the login is good after it)."""
+    the login is good after it). With the store's `session` (which the
+    caller commits) the login is a row of web_sessions too, and only a
+    cookie whose row is there is a session (current_moderator): logging out
+    deletes it. Rows older than SESSION_SECONDS are pruned on the way."""
+    since = time.time() if now is None else now
     request.session.clear()
     request.session.update({"moderator": row.name, "fp": fingerprint(row), "csrf": secrets.token_urlsafe(32),
-                            "since": time.time() if now is None else now})
+                            "since": since})
+    if session is not None:
+        token = secrets.token_urlsafe(32)
+        session.execute(delete(WebSession).where(
+            WebSession.created_at < datetime.fromtimestamp(since - SESSION_SECONDS, timezone.utc)))
+        session.add(WebSession(token_hash=_token_hash(token), moderator_id=row.id,
+                               created_at=datetime.fromtimestamp(since, timezone.utc)))
+        request.session["sid"] = token
+
+
+def log_out(request: Any, session: Session) -> None:
+    """End the session, here and in the store: a copy of the cookie (a
+    replay) is no session after this."""
+    token = request.session.get("sid")
+    if isinstance(token, str):
+        session.execute(delete(WebSession).where(WebSession.token_hash == _token_hash(token)))
+    request.session.clear()
 
 
 def current_moderator(request: Any, session: Session, now: float | None = None) -> str | None:
     """The logged-in moderator's name, if the session is not older than
-    SESSION_SECONDS and its account still has the password it was opened
-    with."""
+    SESSION_SECONDS, its row is in the store (not logged out), and its
+    account still has the password it was opened with."""
     name, fp, since = request.session.get("moderator"), request.session.get("fp"), request.session.get("since")
-    if not isinstance(name, str) or not isinstance(fp, str) or not isinstance(since, (int, float)):
+    token = request.session.get("sid")
+    if not isinstance(name, str) or not isinstance(fp, str) or not isinstance(since, (int, float)) \
+            or not isinstance(token, str):
         return None
     if (time.time() if now is None else now) - since > SESSION_SECONDS:
         request.session.clear()
         return None
-    row = session.scalars(select(Moderator).where(Moderator.name == name)).first()
+    row = session.scalars(select(Moderator).join(WebSession, WebSession.moderator_id == Moderator.id)
+                          .where(Moderator.name == name, WebSession.token_hash == _token_hash(token))).first()
     if row is None or not hmac.compare_digest(fingerprint(row), fp):
         request.session.clear()
         return None
@@ -141,33 +169,52 @@ def csrf_ok(request: Any, sent: object) -> bool:
 ADDRESS_MAX = 100
 
 
+def account_key(name: str) -> str:
+    """What the store keeps of an account name tried: its hash, never the
+    name (a password typed into the name field would be kept). The name as
+    check_login reads it."""
+    return hashlib.sha256(f"judge console account {name.strip()[:NAME_MAX]}".encode()).hexdigest()
+
+
 class LoginLimiter:
-    """At most `limit` failed logins per client address in `window` seconds;
-    then that address is refused until its `limit`-th newest failure is
-    `window` old. The failures
-    are rows of the store (LoginFailure): every web process over the store
-    counts the same ones and a restart forgets none. `sessions`: the store's
-    sessionmaker (the console gives the app's to a limiter made without
-    one); `clock`: wall-clock seconds, shared by the processes (injected by
-    the tests)."""
+    """Failed logins, counted per account and per client address in a
+    sliding `window` of seconds: an account (the name tried, known or not)
+    with `limit` failures is refused from every address, so rotating or
+    forged addresses gain nothing; an address with `address_limit` failures
+    (over every name) is refused whatever name it sends. The first is the
+    tight one: a guesser at the moderator's address (all clients behind a
+    proxy that is not trusted, say) holds up only the accounts it guesses,
+    not the moderator's own, until its address has `address_limit`. Each is
+    refused until its oldest counted failure is `window` old.
+
+    The failures are rows of the store (LoginFailure): every web process
+    over the store counts the same ones and a restart forgets none.
+    `sessions`: the store's sessionmaker (the console gives the app's to a
+    limiter made without one); `clock`: wall-clock seconds, shared by the
+    processes (injected by the tests). An `account` of None counts the
+    address alone."""
 
     def __init__(self, limit: int = 5, window: float = 900.0, clock: Callable[[], float] = time.time,
-                 sessions: Callable[..., Session] | None = None) -> None:
+                 sessions: Callable[..., Session] | None = None, address_limit: int = 25) -> None:
         self.limit, self.window, self.clock, self.sessions = limit, window, clock, sessions
+        self.address_limit = address_limit
 
     @staticmethod
     def _when(seconds: float) -> datetime:
         return datetime.fromtimestamp(seconds, timezone.utc)
 
-    def _locked(self, s: Session, address: str, now: float) -> None:
-        """Begin `s`'s transaction with a lock on the address's count, held
-        to its commit (PostgreSQL: the address's; SQLite: the store's write
-        lock): the count and the write of an attempt are one step, whichever
-        process makes it. Prunes every failure out of the window on the way."""
+    def _locked(self, s: Session, address: str, account: str | None, now: float) -> None:
+        """Begin `s`'s transaction with a lock on the counts of the address
+        and the account, held to its commit (PostgreSQL: theirs, taken in one
+        order; SQLite: the store's write lock): the count and the write of an
+        attempt are one step, whichever process makes it. Prunes every
+        failure out of the window on the way."""
         if s.get_bind().dialect.name == "postgresql":
-            # A lock on the address, not on the table: other addresses go on.
-            key = int.from_bytes(hashlib.sha256(f"judge login {address}".encode()).digest()[:8], "big", signed=True)
-            s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
+            # Locks on the address and the account, not on the table: others go on.
+            counted = [f"address {address}"] + ([f"account {account}"] if account is not None else [])
+            for key in sorted(int.from_bytes(hashlib.sha256(f"judge login {what}".encode()).digest()[:8], "big",
+                                             signed=True) for what in counted):
+                s.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": key})
         # On SQLite this first write takes the store's write lock (another
         # process's attempt waits for the commit; reads go on, WAL). On
         # PostgreSQL the rows another attempt is pruning are skipped, not
@@ -177,48 +224,62 @@ class LoginLimiter:
                .with_for_update(skip_locked=True))
         s.execute(delete(LoginFailure).where(LoginFailure.id.in_(old)))
 
-    def _wait(self, s: Session, address: str, now: float) -> float:
-        """Seconds until `address` may try again, from its failures of the
-        window: one indexed query, which reads no more than `limit` rows
-        (the newest ones)."""
+    def _wait_for(self, s: Session, column, value: str, limit: int, now: float) -> float:
+        """Seconds until `column == value` has fewer than `limit` failures in
+        the window: one indexed query, which reads at most `limit` rows."""
         times = s.scalars(select(LoginFailure.failed_at)
-                          .where(LoginFailure.address == address,
-                                 LoginFailure.failed_at > self._when(now - self.window))
-                          .order_by(LoginFailure.failed_at.desc()).limit(self.limit)).all()
-        if len(times) < self.limit:
+                          .where(column == value, LoginFailure.failed_at > self._when(now - self.window))
+                          .order_by(LoginFailure.failed_at.desc()).limit(limit)).all()
+        if len(times) < limit:
             return 0.0
         return max(0.0, times[-1].timestamp() + self.window - now)
+
+    def _wait(self, s: Session, address: str, account: str | None, now: float) -> float:
+        wait = self._wait_for(s, LoginFailure.address, address, self.address_limit, now)
+        if account is not None:
+            wait = max(wait, self._wait_for(s, LoginFailure.account, account, self.limit, now))
+        return wait
 
     def _store(self) -> Callable[..., Session]:
         assert self.sessions is not None, "a LoginLimiter needs the store's sessions"
         return self.sessions
 
-    def wait(self, address: str) -> float:
-        """Seconds until `address` may try again; 0 when it may now."""
-        with self._store()() as s:
-            return self._wait(s, address[:ADDRESS_MAX], self.clock())
+    @staticmethod
+    def _keys(address: str, name: str | None) -> tuple[str, str | None]:
+        return address[:ADDRESS_MAX], None if name is None else account_key(name)
 
-    def attempt(self, address: str) -> float:
-        """Count a login attempt of `address` as failed before it is checked
-        (`succeeded` clears the count): the count and the attempt's row are
-        one transaction under the address's lock, committed before the
-        password is checked, so of attempts sent at once (to one web process
-        or several) no more than `limit` pass. Returns 0 when the attempt may
-        go on, else the seconds to wait (and the attempt is not counted)."""
-        address, now = address[:ADDRESS_MAX], self.clock()
+    def wait(self, address: str, name: str | None = None) -> float:
+        """Seconds until `address` may try the account `name` again; 0 when it may now."""
+        address, account = self._keys(address, name)
+        with self._store()() as s:
+            return self._wait(s, address, account, self.clock())
+
+    def attempt(self, address: str, name: str | None = None) -> float:
+        """Count a login attempt of `address` on the account `name` as failed
+        before it is checked (`succeeded` clears it): the counts and the
+        attempt's row are one transaction under their locks, committed
+        before the password is checked, so of attempts sent at once (to one
+        web process or several) no more than the limits pass. Returns 0 when
+        the attempt may go on, else the seconds to wait (and the attempt is
+        not counted)."""
+        (address, account), now = self._keys(address, name), self.clock()
         with self._store().begin() as s:
-            self._locked(s, address, now)
-            wait = self._wait(s, address, now)
+            self._locked(s, address, account, now)
+            wait = self._wait(s, address, account, now)
             if not wait:
-                s.add(LoginFailure(address=address, failed_at=self._when(now)))
+                s.add(LoginFailure(address=address, account=account or "", failed_at=self._when(now)))
         return wait
 
-    def failed(self, address: str) -> None:
-        now = self.clock()
+    def failed(self, address: str, name: str | None = None) -> None:
+        (address, account), now = self._keys(address, name), self.clock()
         with self._store().begin() as s:
-            self._locked(s, address[:ADDRESS_MAX], now)
-            s.add(LoginFailure(address=address[:ADDRESS_MAX], failed_at=self._when(now)))
+            self._locked(s, address, account, now)
+            s.add(LoginFailure(address=address, account=account or "", failed_at=self._when(now)))
 
-    def succeeded(self, address: str) -> None:
+    def succeeded(self, address: str, name: str | None = None) -> None:
+        """The right password: this address's failures on this account (its
+        owner's typos) are forgotten; another address's guesses at it are not."""
+        address, account = self._keys(address, name)
         with self._store().begin() as s:
-            s.execute(delete(LoginFailure).where(LoginFailure.address == address[:ADDRESS_MAX]))
+            s.execute(delete(LoginFailure).where(LoginFailure.address == address,
+                                                 LoginFailure.account == (account or "")))

@@ -3,8 +3,10 @@
 Every page and action needs a moderator's session (judge.web.auth): a page
 asked for without one redirects to the login, a POST without one is refused
 (403), and every POST must carry the session's CSRF token (403 otherwise).
-Failed logins are limited per client address (auth.LoginLimiter), counted in
-the store, so every web process over it counts the same ones.
+Failed logins are limited per account and per client address
+(auth.LoginLimiter), counted in the store, so every web process over it
+counts the same ones. A client's address is the one it connects from, or
+the X-Forwarded-For of a proxy in `[web] trusted_proxies` (judge.web.app).
 
 The facts are those of `judge log`, `judge outbox` and `judge quarantine`,
 read through the same functions (judge.audit, judge.outbox,
@@ -160,18 +162,18 @@ async def login(request: Request) -> Response:
                                       "reload the login page and try again.")
     limits = limiter(request)
     # Counted as failed until it succeeds; the store's work in the thread pool.
-    wait = await run_in_threadpool(limits.attempt, address)
+    wait = await run_in_threadpool(limits.attempt, address, name)
     if wait:
         log.warning("console: login from %s refused: too many failed logins", address)
         minutes = max(1, round(wait / 60))
-        return _refused(request, 429, f"Too many failed logins from your address: try again in about "
-                                      f"{minutes} minute{'s' if minutes != 1 else ''}.")
+        return _refused(request, 429, f"Too many failed logins for this name or from your address: try again "
+                                      f"in about {minutes} minute{'s' if minutes != 1 else ''}.")
 
     def check():
-        with request.app.state.sessions() as s:
+        with request.app.state.sessions.begin() as s:
             row = auth.check_login(s, name, password, request.app.state.config.password_cost)
             if row is not None:
-                auth.log_in(request, row)
+                auth.log_in(request, row, session=s)
             return row is not None
 
     if not await run_in_threadpool(check):
@@ -179,7 +181,7 @@ async def login(request: Request) -> Response:
         log.warning("console: failed login from %s", address)
         return _render(request, "login.html.j2", status=401, moderator=None, error="Wrong name or password.",
                        name=name[:100], next=target)
-    await run_in_threadpool(limits.succeeded, address)
+    await run_in_threadpool(limits.succeeded, address, name)
     log.info("console: %s logged in from %s", name, address)
     return RedirectResponse(target, status_code=303, headers=HEADERS)
 
@@ -188,7 +190,12 @@ async def logout(request: Request) -> Response:
     form = await request.form()
     if not auth.csrf_ok(request, form.get("csrf")):
         return _refused(request, 403, "This form is out of date: reload the page and try again.")
-    request.session.clear()
+
+    def end() -> None:
+        with request.app.state.sessions.begin() as s:
+            auth.log_out(request, s)
+
+    await run_in_threadpool(end)
     return RedirectResponse(f"{PREFIX}/login", status_code=303, headers=HEADERS)
 
 

@@ -210,7 +210,15 @@ def resolution_json(request: Request) -> Response:
 
 
 def _base_url(request: Request) -> str:
-    return str(request.base_url).rstrip("/")
+    """The site's address for the feeds' links: `[web] public_url`, else the
+    address the server listens on (its socket's, never the request's Host
+    header, which anyone writes: `Host: evil.example` made links to evil)."""
+    configured = request.app.state.config.web_public_url
+    if configured:
+        return configured
+    host, port = request.scope.get("server") or (request.app.state.config.web_host, request.app.state.config.web_port)
+    host = f"[{host}]" if ":" in host else host
+    return f"{request.scope.get('scheme', 'http')}://{host}:{port}"
 
 
 def judge_feed(request: Request) -> Response:

@@ -22,8 +22,11 @@ def make_server(config: Config, host: str | None = None, port: int | None = None
     from judge.web.app import create_app
 
     app = create_app(config, store_url=store_url)
+    # proxy_headers off: uvicorn would believe X-Forwarded-For from any
+    # loopback client ($FORWARDED_ALLOW_IPS); the app believes it from
+    # [web] trusted_proxies alone (judge.web.app).
     settings = uvicorn.Config(app, host=host or config.web_host, port=config.web_port if port is None else port,
-                              log_level=log_level, access_log=False, lifespan="off")
+                              log_level=log_level, access_log=False, lifespan="off", proxy_headers=False)
     return uvicorn.Server(settings)
 
 

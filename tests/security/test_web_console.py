@@ -1,6 +1,6 @@
 """The web console's defences (issue 16): no page or action without a
 moderator's session, no action without the session's CSRF token, login
-guessing limited per address, hostile names and mails shown as text, and no
+guessing limited per account and per address, hostile names and mails shown as text, and no
 password of any mail on any console page."""
 
 from __future__ import annotations
@@ -111,26 +111,39 @@ def test_a_forged_csrf_token_is_refused_and_changes_nothing(quarantined_and_fail
     assert _state(h) != before
 
 
-def test_login_guessing_is_limited_per_address(tmp_path):
+def test_login_guessing_is_limited_per_account_and_per_address(tmp_path):
+    """Issue 25: failures were counted per address alone, so a guesser at the
+    moderator's address (every client behind a proxy that is not trusted)
+    locked the moderator out with five wrong names. Now an account's
+    failures lock that account, from every address; an address is refused
+    whatever name it sends only after address_limit failures."""
     h = make_harness(tmp_path)
     add_moderator(h)
+    add_moderator(h, "bob", "bob's long password")
     now = [0.0]
     c = client(h)
-    c.app.state.login_limiter = limits = LoginLimiter(limit=5, window=900, clock=lambda: now[0])
-    for guess in range(5):  # any names: the address is what is counted
-        assert log_in(c, f"name{guess}", f"guess{guess}").status_code == 401
-    for _ in range(50):  # refused at once now, without checking anything
+    c.app.state.login_limiter = limits = LoginLimiter(limit=5, window=900, clock=lambda: now[0], address_limit=25)
+    for guess in range(5):
+        assert log_in(c, MOD, f"guess{guess}").status_code == 401
+    for _ in range(20):  # the account is refused now, without checking anything
         r = log_in(c)
-        assert r.status_code == 429 and "Too many failed logins from your address" in r.text
-    assert c.get("/console/").status_code == 303
-    # Another address is not held up by this one's guesses.
+        assert r.status_code == 429 and "Too many failed logins for this name or from your address" in r.text
     from starlette.testclient import TestClient
 
     elsewhere = TestClient(c.app, client=("192.0.2.7", 40000), follow_redirects=False)
-    assert log_in(elsewhere).status_code == 303
+    assert log_in(elsewhere).status_code == 429  # from every address
+    # The other moderator, at the guesser's address, is not held up.
+    assert log_in(c, "bob", "bob's long password").status_code == 303
+    c.cookies.clear()
+    # Names sprayed from one address: 5 + 20 failures there, and it is
+    # refused whatever the name.
+    for guess in range(20):
+        assert log_in(c, f"name{guess}", "guess").status_code == 401
+    assert log_in(c, "bob", "bob's long password").status_code == 429
+    assert log_in(elsewhere, "bob", "bob's long password").status_code == 303
     now[0] = 901
     assert log_in(c).status_code == 303
-    assert limits.wait("testclient") == 0
+    assert limits.wait("testclient", MOD) == 0
     h.close()
 
 

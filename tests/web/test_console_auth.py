@@ -111,7 +111,7 @@ def store(database_url):
 
 def test_the_limiter_counts_each_address_apart_and_forgets_after_a_success(store):
     now = [0.0]
-    limits = LoginLimiter(limit=3, window=60, clock=lambda: now[0], sessions=store)
+    limits = LoginLimiter(limit=3, window=60, clock=lambda: now[0], sessions=store, address_limit=3)
     for _ in range(3):
         limits.failed("10.0.0.1")
     assert limits.wait("10.0.0.1") == 60 and limits.wait("10.0.0.2") == 0
@@ -142,7 +142,7 @@ def test_old_failures_are_pruned_when_a_new_one_is_written(store):
     assert left == ["10.0.0.3", "10.0.0.4"]
     now[0] = 5000  # a refused attempt leaves no row either
     for _ in range(7):
-        limits.attempt("10.0.0.5")
+        limits.attempt("10.0.0.5", "alice")
     with store() as s:
         assert s.scalar(select(func.count()).select_from(LoginFailure)) == 5
 
@@ -161,7 +161,8 @@ def test_a_login_lasts_a_working_day(tmp_path):
 
         row = s.scalars(select(Moderator)).one()
         request = SimpleNamespace(session={})
-        open_session(request, row, now=1000.0)
+        open_session(request, row, now=1000.0, session=s)
+        s.flush()
         assert current_moderator(request, s, now=1000.0 + SESSION_SECONDS) == MOD
         assert current_moderator(request, s, now=1001.0 + SESSION_SECONDS) is None
         assert request.session == {}  # the stale session is dropped
@@ -178,7 +179,7 @@ def test_logins_sent_at_once_cannot_pass_the_limit_together(store):
 
     def one(limiter: LoginLimiter) -> None:
         start.wait()
-        if limiter.attempt("10.0.0.1") == 0:
+        if limiter.attempt("10.0.0.1", "alice") == 0:
             allowed.append(1)
 
     threads = [threading.Thread(target=one, args=(limits if i % 2 else other,)) for i in range(40)]
@@ -186,7 +187,7 @@ def test_logins_sent_at_once_cannot_pass_the_limit_together(store):
         t.start()
     for t in threads:
         t.join()
-    assert len(allowed) == 5 and limits.wait("10.0.0.1") > 0
+    assert len(allowed) == 5 and limits.wait("10.0.0.1", "alice") > 0
 
 
 def test_the_log_names_no_password_tried(judge_and_client, caplog):
