@@ -558,3 +558,18 @@ def test_a_header_the_email_package_would_fold_badly_is_refused() -> None:
     for build in (compose, _compose_email_message):
         with pytest.raises(ValueError, match="cannot be written safely"):
             build(**args)
+
+
+@pytest.mark.parametrize("subject", ["y" * 75 + " Re", "https://example.org/" + "a" * 90, "Re: " + "z" * 200])
+def test_a_folded_subject_never_starts_with_an_empty_line(subject: str) -> None:
+    """A first word longer than a line (a reply's subject holding a long
+    link) is written on the Subject line itself, not after an empty one
+    (issue 25, point 12); both ways of composing agree."""
+    args = dict(sender="judge@judge.example.org", sender_name="Judge", to=["anna@example.com"], subject=subject,
+                body=BODY, message_id=make_message_id("judge.example.org", "outbox-7"), date=WHEN)
+    for raw in (compose(**args), _compose_email_message(**args)):
+        head = raw.split(b"\r\n\r\n", 1)[0].split(b"\r\n")
+        (line,) = [x for x in head if x.startswith(b"Subject:")]
+        assert line != b"Subject:" and line.startswith(b"Subject: "), head
+        assert max(map(len, head)) <= 998
+        assert str(parse(raw)["Subject"]) == subject

@@ -146,12 +146,26 @@ def _well_folded(raw: bytes) -> bytes:
     """The mail, if every header line starts a field or continues one. The
     email package's folder can break an odd structured value (a non-ASCII
     address group in Reply-To, say) onto a line with no leading blank, which
-    would end the header block early; such a mail is refused, not sent."""
-    head = raw.split(b"\r\n\r\n", 1)[0]
-    for line in head.split(b"\r\n"):
+    would end the header block early; such a mail is refused, not sent.
+
+    A field the folder began with an empty line (its first word longer than
+    a line: "Subject:" then " Re: <a long URL>", which some clients show as
+    an empty subject line) starts on its name's line instead: that line is
+    then longer than 78 characters, which RFC 5322 allows (up to 998)."""
+    head, sep, rest = raw.partition(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    for line in lines:
         if line[:1] not in (b" ", b"\t") and not _HEADER_START.match(line):
             raise ValueError(f"a header cannot be written safely: {line[:80]!r}")
-    return raw
+    joined = []
+    for line in lines:
+        if line[:1] == b" " and joined and _HEADER_START.fullmatch(joined[-1]) and len(joined[-1] + line) <= 998:
+            joined[-1] += line
+        else:
+            joined.append(line)
+    if len(joined) == len(lines):
+        return raw
+    return b"\r\n".join(joined) + sep + rest
 
 
 class _UseReference(Exception):
