@@ -11,7 +11,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from judge.mail.inbound import InboundMail, html_to_text, parse_message
+from judge.mail.html2text import html_to_text
+from judge.mail.inbound import InboundMail, parse_message
 
 
 def mail(headers: str, body: bytes | str = "Austria 40\nEngland 30\n", *, crlf: bool = True) -> bytes:

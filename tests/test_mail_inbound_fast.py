@@ -2,8 +2,8 @@
 
 parse_message() used to parse whole mails with email.policy.default, whose
 header registry cost about a millisecond per mail. It now parses with compat32
-and decodes the few headers it reads itself (judge/mail/inbound.py explains
-how). REFERENCE below is the old code, kept verbatim apart from layout, and
+and decodes the few headers it reads itself (judge/mail/inbound/__init__.py
+explains how). REFERENCE below is the old code, kept verbatim apart from layout, and
 every field of both results is compared over the bad-mail corpus, hostile
 header shapes, and a few hundred generated mails.
 
@@ -11,7 +11,7 @@ The sender is the one field whose rule changed on purpose since (no address
 from a display name, an encoded word or a lenient guess; one From, one
 mailbox): the reference reads it by that new rule, see _ref_sender.
 
-The one intended difference (see inbound._fast_phrase): in a From/Reply-To
+The one intended difference (see fast_headers._fast_phrase): in a From/Reply-To
 display name made of encoded words, the white space between two encoded words
 is dropped (RFC 2047 section 6.2) where policy.default kept one space; such
 names are compared with their spaces removed.
@@ -46,6 +46,7 @@ from judge.mail.inbound import (
     parse_message,
     synthetic_message_id,
 )
+from judge.mail.inbound import fast_headers, mime
 from tests.bad_mail.corpus import corpus
 from tests.harness import make_mail
 
@@ -534,7 +535,7 @@ def compare(raw: bytes, label: str = "") -> InboundMail:
         assert new.refusal is not None and new.text == "" and new.size == ref.size, (label, new)
         return new
     skip: dict[str, str] = {}
-    if new.sender is not None and inbound._shaped_like_address(ref.sender_name) is not None:
+    if new.sender is not None and fast_headers._shaped_like_address(ref.sender_name) is not None:
         # Issue 25: a display name that is an address is not a name (it
         # would be listed as another player's address); the local part is.
         skip["sender_name"] = "display name shaped like an address (intended)"
@@ -894,7 +895,7 @@ def test_reference_is_the_old_code_and_differs_where_documented() -> None:
 def test_compare_catches_a_difference(monkeypatch: pytest.MonkeyPatch) -> None:
     raw = make_mail("Player 001 <player001@players.test>", "LIST", subject="Gebote f\u00fcr alpha", message_id="<x@y>")
     compare(raw)
-    monkeypatch.setattr(inbound, "_single_line", lambda text: text.upper())
+    monkeypatch.setattr("judge.mail.inbound.parse._single_line", lambda text: text.upper())
     with pytest.raises(AssertionError, match="subject differs"):
         compare(raw)
 
@@ -943,8 +944,8 @@ def test_ordinary_mail_never_touches_the_slow_registry(kind: str, monkeypatch: p
     """What makes parse_message fast: ordinary mail is read without
     policy.default (no rich parse, no header object), yet gives its results."""
     counting_policy, counting_parser = _CountingPolicy(), _CountingParser()
-    monkeypatch.setattr(inbound, "_RICH", counting_policy)
-    monkeypatch.setattr(inbound, "_RICH_PARSER", counting_parser)
+    monkeypatch.setattr("judge.mail.inbound.headers._RICH", counting_policy)
+    monkeypatch.setattr("judge.mail.inbound.mime._RICH_PARSER", counting_parser)
     result = compare(ORDINARY_MAILS[kind], kind)
     assert counting_policy.calls == [] and counting_parser.calls == 0
     assert result.problems == () and result.sender and result.text
@@ -952,8 +953,8 @@ def test_ordinary_mail_never_touches_the_slow_registry(kind: str, monkeypatch: p
 
 def test_odd_mail_still_goes_through_the_registry(monkeypatch: pytest.MonkeyPatch) -> None:
     counting_policy, counting_parser = _CountingPolicy(), _CountingParser()
-    monkeypatch.setattr(inbound, "_RICH", counting_policy)
-    monkeypatch.setattr(inbound, "_RICH_PARSER", counting_parser)
+    monkeypatch.setattr("judge.mail.inbound.headers._RICH", counting_policy)
+    monkeypatch.setattr("judge.mail.inbound.mime._RICH_PARSER", counting_parser)
     raw = _mail([("From", "Team: anna@example.com;"), ("Subject", "x=?utf-8?q?glued?=")], b"x",
                 content_type="text/plain; charset*=utf-8''latin-1")
     compare(raw)
@@ -965,7 +966,7 @@ def test_odd_mail_still_goes_through_the_registry(monkeypatch: pytest.MonkeyPatc
 # each against what it replaced.
 
 _OLD_NAME_ADDRESS = re.compile(
-    rf'[ \t]*(?:("[ \t!#-\[\]-~\udc80-\udcff]*")|([^"<>]*?))[ \t]*<({inbound._ADDR_SPEC})>[ \t]*'
+    rf'[ \t]*(?:("[ \t!#-\[\]-~\udc80-\udcff]*")|([^"<>]*?))[ \t]*<({fast_headers._ADDR_SPEC})>[ \t]*'
 )
 _OLD_ADDRESS = re.compile(r"[^\s@<>()\[\],;:\"\\]+@[^\s@<>()\[\],;:\"\\]+")
 _ADDRESS_PIECES = ["a", "b.c", "@", "<", ">", '"', '"q r"', " ", "\t", ",", "(", "=?u?q?x?=", "\udce4", "x@y.z", "<x@y.z>"]
@@ -975,7 +976,7 @@ _ADDRESS_PIECES = ["a", "b.c", "@", "<", ">", '"', '"q r"', " ", "\t", ",", "(",
 @given(st.lists(st.sampled_from(_ADDRESS_PIECES), max_size=10).map("".join))
 def test_name_address_is_the_old_regex(value: str) -> None:
     match = _OLD_NAME_ADDRESS.fullmatch(value)
-    found = inbound._name_address(value)
+    found = fast_headers._name_address(value)
     if match is None:
         assert found is None, value
     else:
@@ -987,7 +988,7 @@ def test_name_address_is_the_old_regex(value: str) -> None:
 @given(st.lists(st.sampled_from(_ADDRESS_PIECES + ["\\", ";", "[", "]", ":"]), max_size=10).map("".join))
 def test_shaped_like_address_is_the_old_regex(value: str) -> None:
     match = _OLD_ADDRESS.search(value)
-    assert inbound._shaped_like_address(value) == (match.group(0) if match else None), value
+    assert fast_headers._shaped_like_address(value) == (match.group(0) if match else None), value
 
 
 @settings(max_examples=1500, deadline=None)
@@ -995,7 +996,7 @@ def test_shaped_like_address_is_the_old_regex(value: str) -> None:
 def test_split_params_is_the_email_package_split(value: str) -> None:
     import email.message
 
-    assert inbound._split_params(value) == email.message._parseparam(value), value
+    assert mime._split_params(value) == email.message._parseparam(value), value
 
 
 class _OldTextCollector(HTMLParser):

@@ -11,8 +11,8 @@ import time
 
 import pytest
 
-from judge.mail import inbound
 from judge.mail.inbound import parse_message
+from judge.mail.inbound.limits import _MAX_MIME_DEPTH
 
 HEAD = (b"From: Anna Player <anna@players.test>\r\nTo: judge@example.test\r\nSubject: deep orders\r\n"
         b"Message-ID: <deep@players.test>\r\nMIME-Version: 1.0\r\n")
@@ -66,9 +66,9 @@ def test_deep_mime_costs_linear_time() -> None:
 
 @pytest.mark.parametrize("params", ["", " (a comment sends the mail down the policy.default parse)"])
 def test_depth_limit_is_exact(params: str) -> None:
-    at_limit = parse_message(nested(inbound._MAX_MIME_DEPTH, params=params))
+    at_limit = parse_message(nested(_MAX_MIME_DEPTH, params=params))
     assert at_limit.text == "LIST\n" and at_limit.refusal is None
-    beyond = parse_message(nested(inbound._MAX_MIME_DEPTH + 1, params=params))
+    beyond = parse_message(nested(_MAX_MIME_DEPTH + 1, params=params))
     assert beyond.text == "" and beyond.refusal is not None and beyond.sender == "anna@players.test"
 
 
@@ -81,7 +81,7 @@ def test_recursion_in_the_body_walk_is_answered(monkeypatch: pytest.MonkeyPatch)
     def deep(*args: object) -> str:
         raise RecursionError("maximum recursion depth exceeded")
 
-    monkeypatch.setattr(inbound, "_body_text", deep)
+    monkeypatch.setattr("judge.mail.inbound.parse._body_text", deep)
     result = parse_message(nested(1))
     assert result.sender == "anna@players.test" and result.text == "" and result.refusal is not None
 

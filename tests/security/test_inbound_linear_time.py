@@ -21,9 +21,10 @@ pattern ".* <.*@.*>" took 24.6x on one line; and it takes everything after
 (11.9x on header-like lines), mail-parser-reply (16.8x on a line of blanks),
 html2text (html.parser: 15.1x on unclosed tags) and authres for
 Authentication-Results (7.7x on many properties; RecursionError on nested
-comments; the linear tokenizer of judge/mail/inbound.py stays). inscriptis
-was linear (about 4x) but lays text out for reading (indents, "* " bullets),
-so commands would not start their lines.
+comments; the linear tokenizer of
+judge/mail/inbound/authentication_results.py stays). inscriptis was linear
+(about 4x) but lays text out for reading (indents, "* " bullets), so
+commands would not start their lines.
 
 Each test compares the time for a hostile header (or body) of length n with
 one of length 4n: linear code takes about 4 times as long, quadratic 16.
