@@ -72,7 +72,9 @@ def secrets(h) -> set[str]:
 
 
 def without_hashes(text: str) -> str:
-    # Versions, commitments and secrets are hex: a four-digit run may be in one by chance.
+    # Versions, commitments and secrets are hex, and feeds hold timestamps
+    # (17:24:47.941877): a four-digit run may be in one by chance.
+    text = re.sub(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?([+-]\d\d:\d\d|Z)?", "", text)
     return re.sub(r"[0-9a-f]{16,}", "", text)
 
 
