@@ -11,6 +11,7 @@ from judge.methods.payola import commands as C
 
 
 @pytest.mark.parametrize("line", ["4 : A PAR - BUR", "!3 : A MUN - BUR", "A PAR H", "f stp/sc r bot", "25 $",
+                                  ": A PAR H", "& F BRE - MAO", "ARMY PARIS HOLDS", "fleet brest - mao",
                                   "SET ACCEPT FEGRAIT?", "transfer 5 to england", "LEDGER", "BALANCE",
                                   "WAIVE", "BUILD A PAR", "DISBAND F KIE", "PROCESS", "SET BALANCE 60",
                                   "SET POWER ann England", "SET MOVEMENT HOURS 48"])

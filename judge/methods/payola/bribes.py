@@ -85,7 +85,7 @@ def _check(position: Board, power: str, text: str) -> SheetCheck:
     lines: list[CheckedOffer] = []
     rejected: list[Rejected] = []
     savings = 0
-    for number, parsed in parse_sheet(text):
+    for number, parsed in parse_sheet(text, lambda line: board_mod.dpjudge_form(position.variant, line)):
         if isinstance(parsed, SheetSyntaxError):
             rejected.append(Rejected(power, number, parsed.text, parsed.render()))
         elif isinstance(parsed, Savings):

@@ -23,8 +23,9 @@ from judge.syntax.lines import MAX_LINE_LENGTH, grammar
 _OWN = {"TRANSFER", "LEDGER", "BALANCE", "WAIVE", "BUILD", "DISBAND", "REMOVE", "PROCESS"}
 _SET = {"ACCEPT", "BALANCE", "POWER", "MOVEMENT", "RETREAT", "ADJUSTMENT"}
 # An offer line (payola-core's grammar) or a unit's order: "4 : A PAR - BUR",
-# "!2 : ...", "A PAR - BUR" (a bare order), "F STP/SC R BOT".
-_SHEET_OR_ORDER = re.compile(r"^\s*(\d|!|[AF]\s+[A-Z]{3}\b)", re.IGNORECASE)
+# "!2 : ...", ": A PAR H" (DPjudge: no amount is 0), "A PAR - BUR" (a bare
+# order), "ARMY PARIS HOLDS" (DPjudge's words), "F STP/SC R BOT".
+_SHEET_OR_ORDER = re.compile(r"^\s*(\d|[!:>@&]|[AF]\s+[A-Z]{3}|(ARMY|FLEET)\s)", re.IGNORECASE)
 
 
 class PayolaSyntaxError(CommandSyntaxError):

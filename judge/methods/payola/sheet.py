@@ -9,8 +9,9 @@ orders' business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from typing import Callable
 
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
@@ -223,10 +224,14 @@ def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple
     return tuple(out)
 
 
-def parse_sheet(text: str) -> list[tuple[int, Offer | Savings | SheetSyntaxError]]:
+def parse_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
+                ) -> list[tuple[int, Offer | Savings | SheetSyntaxError]]:
     """Every line of a sheet that says something, in order, with its number:
     its offer or savings request, or the error that refused it. Lines past
-    MAX_LINES are refused, one error for them all."""
+    MAX_LINES are refused, one error for them all. `rewrite`: a line this
+    grammar refuses, in another form a player may write (DPjudge's orders:
+    orders.dpjudge_form, which needs the map), or None; the line is read
+    again in that form, and refused as written if it still fails."""
     out: list[tuple[int, Offer | Savings | SheetSyntaxError]] = []
     for k, line in enumerate(text.splitlines(), start=1):
         if k > MAX_LINES:
@@ -236,11 +241,25 @@ def parse_sheet(text: str) -> list[tuple[int, Offer | Savings | SheetSyntaxError
         try:
             parsed = parse_line(line, k)
         except SheetSyntaxError as err:
-            out.append((k, err))
-            continue
+            parsed = _rewritten(line, k, rewrite) if rewrite is not None else None
+            if parsed is None:
+                out.append((k, err))
+                continue
         if parsed is not None:
             out.append((k, parsed))
     return out
+
+
+def _rewritten(line: str, k: int, rewrite: Callable[[str], str | None]) -> Offer | Savings | None:
+    try:
+        other = rewrite(_clean(line, k))
+        if other is None:
+            return None
+        parsed = parse_line(other, k)
+    except SheetSyntaxError:
+        return None
+    # The line stays as the player wrote it (the results copy the sheet).
+    return None if parsed is None else replace(parsed, text=line.split("%", 1)[0].strip())
 
 
 def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> SheetSyntaxError:
