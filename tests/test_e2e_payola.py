@@ -173,6 +173,17 @@ def test_a_payola_year_by_mail(harness: Harness):
     austria = results(h, addr(me["Austria"]), "F1901M")
     assert "ACCOUNT STATEMENT FOR ITALY" in results(h, "newitaly@example.test", "F1901M")
     assert "Previous balance:                48 AgP" in austria and "New balance:                     42 AgP" in austria
+    # Issue 26: the dislodged German army and the French one in Munich are both in the position,
+    # in the results mails and in LIST.
+    german = results(h, addr(me["Germany"]), "F1901M")
+    position = german[german.index("The position (F1901R):"):]
+    france_line = next(x for x in position.splitlines() if x.startswith("France"))
+    germany_line = next(x for x in position.splitlines() if x.startswith("Germany"))
+    assert "A MUN" in france_line and "dislodged" not in france_line
+    assert "A MUN (dislodged)" in germany_line
+    h.mail(GM, "LIST ?pay")
+    listed = h.body(h.last_to(GM))
+    assert "A MUN (dislodged)" in next(x for x in listed.splitlines() if x.strip().startswith("Germany"))
 
     # Retreats: the owner orders; a foreign power cannot.
     assert "nothing to order" in say(h, me["France"], "A MUN R BOH")

@@ -149,12 +149,20 @@ def is_over(state: State) -> bool:
 
 
 def units(state: State) -> dict[str, str]:
-    """unit -> owner ("A PAR" -> "France"), dislodged units without their '*'."""
+    """unit -> owner ("A PAR" -> "France"). In a retreat phase a dislodged
+    unit keeps the package's '*' ("*A MUN" -> "Germany"), beside the unit
+    that dislodged it ("A MUN" -> "France"): without it the two shared one
+    key and one power lost its unit in every view (issue 26)."""
     out = {}
     for p, us in sorted(state.view().get_units().items()):
         for u in us:
-            out[u.lstrip("*")] = title(p)
+            out[u] = title(p)
     return out
+
+
+def standing_units(state: State) -> dict[str, str]:
+    """units() without the dislodged ones: the units on the board."""
+    return {u: p for u, p in units(state).items() if not u.startswith("*")}
 
 
 def centres(state: State) -> dict[str, list[str]]:
