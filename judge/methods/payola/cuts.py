@@ -28,13 +28,19 @@ INF = 1 << 62
 
 
 def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequence[Any]], names: Sequence[str],
-           liquid: Mapping[str, int], pick: Callable[[str, Sequence[Any], list[int]], Any]
-           ) -> tuple[dict[str, Any], dict[str, int], int]:
+           liquid: Mapping[str, int], pick: Callable[[str, Sequence[Any], list[int]], Any],
+           charge: Callable[..., dict[str, int]] | None = None, dummies: frozenset[int] = frozenset()
+           ) -> tuple[dict[str, Any], dict[str, int], int, dict[str, dict[str, int]]]:
     """The passes of one phase: (unit -> the winning candidate, power -> its
-    cuts, the number of passes a cut at a time makes). `pick(unit,
-    candidates, totals)` chooses among a unit's candidates (5.1-5.4 and the
-    draw). Leaves each bribe's amount (and plateau, once forgotten) as the
-    cuts made them."""
+    cuts, the number of passes a cut at a time makes, unit -> what each
+    power pays its order). `pick(unit, candidates, totals)` chooses among a
+    unit's candidates (5.1-5.4, the draw, a dummy's hold). `charge(unit,
+    chosen, totals, paid, plateaus)`: what each power pays, when that is
+    not what it offered (EBAYOLA); the passes are then made a cut at a time,
+    the price being no straight line of the cuts. `dummies`: the units
+    (indices in `board`) whose `pick` holds on a tie between powers, so
+    that a tie, not only a pass, ends a run of cuts. Leaves each bribe's
+    amount (and plateau, once forgotten) as the cuts made them."""
     every = [b for name in names for b in bribes[name]]
     index = {id(b): i for i, b in enumerate(every)}
     base = [b.amount for b in every]
@@ -80,6 +86,7 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
             start_falling(i, base[i] - floor[i])
 
     winners: list[int] = [0] * len(board)
+    paid: list[dict[str, int]] = [{} for _ in board]
     dirty = set(range(len(board)))
     rounds = 0
     while True:
@@ -87,10 +94,12 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
         for u in dirty:
             lo, hi = first[u], first[u + 1]
             chosen = pick(board[u][0], board[u][1], sums[lo:hi])
-            winners[u] = lo + next(k for k, c in enumerate(board[u][1]) if c is chosen)
+            winners[u] = w = lo + next(k for k, c in enumerate(board[u][1]) if c is chosen)
+            paid[u] = total[w] if charge is None else charge(
+                board[u][0], chosen, sums[lo:hi], dict(total[w]), _plateaus(w, cands, index, floor, count, forgot_at))
         cost = {n: 0 for n in names}
-        for w in winners:
-            for name, amount in total[w].items():
+        for each in paid:
+            for name, amount in each.items():
                 cost[name] += amount
         over = [n for n in names if cost[n] > liquid[n]]
         if not over:
@@ -105,7 +114,8 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
                     at_forget[i] = floor[i]
                     if floor[i] > 0:
                         start_falling(i, cuts[name] + floor[i])
-        k = _run_length(over, board, first, winners, sums, slope, falling, cuts, cost, liquid, units_of)
+        k = 1 if charge is not None else _run_length(over, board, first, winners, sums, slope, falling, cuts,
+                                                      cost, liquid, units_of, dummies)
         for name in over:
             cuts[name] += k
             for ci in of_power[name]:
@@ -126,17 +136,31 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
             b.amount = max(0, at_forget[i] - (cuts[b.power] - forgot_at[b.power]))
         else:
             b.amount = max(floor[i], base[i] - cuts[b.power])
-    return {board[u][0]: cands[w] for u, w in enumerate(winners)}, cuts, rounds
+    return ({board[u][0]: cands[w] for u, w in enumerate(winners)}, cuts, rounds,
+            {board[u][0]: dict(paid[u]) for u in range(len(board))})
+
+
+def _plateaus(ci: int, cands: Sequence[Any], index: Mapping[int, int], floor: Sequence[int], count: Sequence[int],
+              forgot_at: Mapping[str, int]) -> dict[str, int]:
+    """What each power's bribes to candidate `ci` may not be cut below now
+    (0 once its plateaus are forgotten)."""
+    out: dict[str, int] = {}
+    for b in cands[ci].bribes:
+        i = index[id(b)]
+        out[b.power] = out.get(b.power, 0) + (0 if b.power in forgot_at else floor[i] * count[i])
+    return out
 
 
 def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], first: list[int], winners: list[int],
                 sums: list[int], slope: list[dict[str, int]],
                 falling: Mapping[str, list[tuple[int, int]]], cuts: Mapping[str, int], cost: Mapping[str, int],
-                liquid: Mapping[str, int], units_of: Mapping[str, set[int]]) -> int:
+                liquid: Mapping[str, int], units_of: Mapping[str, set[int]],
+                dummies: frozenset[int] = frozenset()) -> int:
     """k such that cutting `over` k times at once is what k passes would
     do: for the first k-1 cuts no winner changes or newly ties, the same
     powers and only they overspend, and no bribe stops falling before the
-    k-th (see the module's docstring)."""
+    k-th (see the module's docstring). For a dummy's unit the top orders
+    must stay the same ones: a new tie there may hold the unit."""
     k = INF
     for name in over:
         k = min(k, falling[name][0][0] - cuts[name])
@@ -149,6 +173,9 @@ def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], fir
     else:
         rate = [sum(s.get(n, 0) for n in over) for s in slope]
     for u in set().union(*(units_of[n] for n in over)):
+        if u in dummies:
+            k = min(k, _top_run(u, first, sums, rate))
+            continue
         w = winners[u]
         key_w = board[u][1][w - first[u]].key
         total_w, drop_w = sums[w], rate[w]
@@ -161,3 +188,20 @@ def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], fir
             # with a better tie-break (5.2-5.4): the first cut that ends it.
             k = min(k, gap // closing + 1 if key_w < board[u][1][ci - first[u]].key else -(-gap // closing))
     return max(k, 1)
+
+
+def _top_run(u: int, first: list[int], sums: list[int], rate: list[int]) -> int:
+    """The cuts for which a dummy's unit keeps the same top orders: 1 when
+    tied top orders fall at different rates (they part at once), else the
+    first cut at which another order reaches them."""
+    lo, hi = first[u], first[u + 1]
+    top = max(sums[lo:hi])
+    tops = [ci for ci in range(lo, hi) if sums[ci] == top]
+    if len({rate[ci] for ci in tops}) > 1:
+        return 1
+    k = INF
+    for ci in range(lo, hi):
+        closing = rate[tops[0]] - rate[ci]
+        if sums[ci] != top and closing > 0:
+            k = min(k, -(-(top - sums[ci]) // closing))
+    return k

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
-from typing import Callable
+from typing import Callable, Iterator
 
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
@@ -21,6 +21,10 @@ from judge.syntax.lines import MAX_LINE_LENGTH, grammar
 MAX_LINES = 500  # 34 units with a dozen offers each is ~400 lines; the passes grow with it (docs/payola.md)
 MAX_AMOUNT = 9999  # DPjudge's limit (PayolaGame.parseOffer), which also bounds the overspending passes
 MAX_REPEAT = 99  # likewise: "2*5" repeats an offer at most 99 times
+# Issue 24: a "+" piece is a bribe of its own (each cut, kept, passed); DPjudge
+# has no limit, and 83 pieces a line on 499 lines a sheet took 24-35 s and
+# 600 MB a phase. Players write one or two.
+MAX_PIECES = 8
 
 
 class SheetSyntaxError(CommandSyntaxError):
@@ -207,6 +211,10 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
 def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple[Piece, ...]:
     out = []
     column = len(line) - len(line.lstrip()) + 1
+    if len(raw) > MAX_PIECES:
+        plus = [k for k, ch in enumerate(line) if ch == "+"][MAX_PIECES - 1]
+        raise SheetSyntaxError(line_no, plus + 1, line, f"at most {MAX_PIECES} amounts joined by +",
+                               "Write the rest as offers of their own lines, or add the amounts up.")
     for repeat, amount, plateau in raw:
         if savings and plateau is not None:
             raise SheetSyntaxError(line_no, line.index("#") + 1, line, "no plateau on a savings request",
@@ -232,22 +240,27 @@ def parse_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
     grammar refuses, in another form a player may write (DPjudge's orders:
     orders.dpjudge_form, which needs the map), or None; the line is read
     again in that form, and refused as written if it still fails."""
-    out: list[tuple[int, Offer | Savings | SheetSyntaxError]] = []
+    return list(iter_sheet(text, rewrite))
+
+
+def iter_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
+               ) -> Iterator[tuple[int, Offer | Savings | SheetSyntaxError]]:
+    """parse_sheet a line at a time: a reader that stops early (a sheet
+    over its limits) parses no more."""
     for k, line in enumerate(text.splitlines(), start=1):
         if k > MAX_LINES:
-            out.append((k, SheetSyntaxError(k, 1, line[:80], f"a sheet of at most {MAX_LINES} lines",
-                                            "The lines from here on are not read.")))
-            break
+            yield k, SheetSyntaxError(k, 1, line[:80], f"a sheet of at most {MAX_LINES} lines",
+                                      "The lines from here on are not read.")
+            return
         try:
             parsed = parse_line(line, k)
         except SheetSyntaxError as err:
             parsed = _rewritten(line, k, rewrite) if rewrite is not None else None
             if parsed is None:
-                out.append((k, err))
+                yield k, err
                 continue
         if parsed is not None:
-            out.append((k, parsed))
-    return out
+            yield k, parsed
 
 
 def _rewritten(line: str, k: int, rewrite: Callable[[str], str | None]) -> Offer | Savings | None:
