@@ -208,3 +208,123 @@ def test_the_limits_of_a_line_and_a_sheet():
     per_line = 8 * 3
     assert len(got.lines) == MAX_SHEET_BRIBES // per_line
     assert len(got.rejected) == 1 and "The lines from here on are not read" in got.rejected[0].reason
+
+
+# The accounts (PayolaPower.income, PayolaGame.parseSupplyCount, transferCash)
+
+def test_the_income_rules():
+    """PayolaPower.income: the first of ZEROSUM (none), TAX n (n a centre),
+    FLAT_TAX (as many a centre as the map has powers), TAX per centre;
+    then CAP n."""
+    from judge.methods.payola.ledger import income
+
+    assert income(5) == 17 + 16 + 15 + 14 + 13
+    assert income(5, rules=rules_from({"tax": 3})) == 15
+    assert income(5, rules=rules_from({"rules": ["FLAT_TAX"]})) == 35  # 7 powers on standard
+    assert income(5, rules=rules_from({"rules": ["FLAT_TAX"], "tax": 3})) == 15  # TAX n comes first
+    per_centre = rules_from({"taxes": {"PAR": 10, "MAR": 4}})
+    assert income(3, rules=per_centre, owned=["PAR", "MAR", "BRE"]) == 14
+    assert income(5, rules=rules_from({"cap": 40})) == 40
+    assert income(5, rules=rules_from({"rules": ["ZEROSUM"]})) == 0
+
+
+def test_no_hoarding_and_zerosum_at_the_years_end():
+    """parseSupplyCount: NO_HOARDING sets the balance to 0 before the
+    income; ZEROSUM's income is what the power's units were paid (BRIBE
+    PROFITS), and each centre that changed hands moves the loser's money
+    divided by its centres of the year's start (transferCenter); a neutral
+    centre brings 10."""
+    from judge.methods.payola import ledger as L
+
+    start = L.open_accounts({"France": 30, "Germany": 20, "England": 5}, "S1901M")
+    hoard = L.credit_income(start, {"France": 3, "Germany": 3, "England": 3}, "S1902M",
+                            rules=rules_from({"rules": ["NO_HOARDING"]}))
+    assert hoard.as_dict() == {"France": 48, "Germany": 48, "England": 48}
+    assert [x.kind for x in hoard.lines_of("France")] == ["start", "no hoarding", "income"]
+    zs = L.credit_income(start, {"France": 5, "Germany": 2, "England": 3}, "S1902M",
+                         rules=rules_from({"rules": ["ZEROSUM"]}), profits={"France": 4, "Germany": 6},
+                         before={"France": ["BRE", "MAR", "PAR"], "Germany": ["BER", "KIE", "MUN"],
+                                 "England": ["EDI", "LON", "LVP"]},
+                         owned={"France": ["BRE", "MAR", "MUN", "PAR", "SPA"], "Germany": ["BER", "KIE"],
+                                "England": ["EDI", "LON", "LVP"]})
+    # France: 30 + 4 profits + 10 (SPA, neutral) + (20 + 6) // 3 = 8 (MUN from Germany).
+    assert zs.as_dict() == {"France": 52, "Germany": 20 + 6 - 8, "England": 5}
+    assert [(x.kind, x.amount, x.note) for x in zs.lines_of("France")][1:] == [
+        ("bribe profits", 4, "what your units were paid this year"), ("capture", 8, "MUN from Germany"),
+        ("capture", 10, "SPA, neutral")]
+
+
+def test_the_transfer_rules():
+    """pages/Rules 3.2: NO_TRANSFER, ONE_TRANSFER ("a maximum of one time per
+    game phase" to each power), ANON_TRANSFER ("the recipient ... is not
+    told from whom")."""
+    from judge.methods.payola import ledger as L
+
+    start = L.open_accounts({"France": 30, "Germany": 20, "England": 5}, "S1901M")
+    with pytest.raises(L.LedgerError, match="NO_TRANSFER"):
+        L.transfer(start, "France", "Germany", 5, "S1901M", rules=rules_from({"rules": ["NO_TRANSFER"]}))
+    once = rules_from({"rules": ["ONE_TRANSFER"]})
+    one = L.transfer(start, "France", "Germany", 5, "S1901M", rules=once)
+    with pytest.raises(L.LedgerError, match="ONE_TRANSFER"):
+        L.transfer(one, "France", "Germany", 1, "S1901M", rules=once)
+    assert L.transfer(one, "France", "England", 1, "S1901M", rules=once).balance("England") == 6
+    assert L.transfer(one, "France", "Germany", 1, "F1901M", rules=once).balance("Germany") == 26
+    anon = L.transfer(start, "France", "Germany", 5, "S1901M", rules=rules_from({"rules": ["ANON_TRANSFER"]}))
+    assert anon.lines_of("Germany")[-1].note == "someone" and anon.lines_of("France")[-1].note == "Germany"
+
+
+# The game (game.py): the rules and dummies over phases
+
+def test_a_game_opens_its_accounts_by_the_rules():
+    """PayolaPower.initialize: the starting balance is the income of the
+    home centres as the rules count it; ZEROSUM's is 10 a home centre."""
+    from judge.methods.payola import game as G
+
+    assert G.new_game("standard").ledger.as_dict()["France"] == 48
+    assert G.new_game("standard", rules=rules_from({"rules": ["FLAT_TAX"]})).ledger.as_dict()["Russia"] == 28
+    assert G.new_game("standard", rules=rules_from({"rules": ["ZEROSUM"]})).ledger.as_dict()["France"] == 30
+    state = G.new_game("standard", dummies=["italy"])
+    assert state.dummies == ("Italy",) and state.accept["Italy"] == "?"
+    assert G.from_json(G.to_json(state)) == state
+
+
+def test_an_ejected_power_is_a_dummy_and_a_tie_for_its_unit_holds():
+    """EJECT makes a dummy (with_dummy): its sheet is dropped, its list is
+    '?', and France and Germany's equal offers to different orders of its
+    A VEN hold it."""
+    from judge.methods.payola import game as G
+
+    state = G.new_game("standard")
+    state = G.with_sheet(state, "Italy", "A VEN - PIE")
+    state = G.with_dummy(state, "Italy")
+    assert "Italy" not in state.sheets and state.accept["Italy"] == "?"
+    state = G.with_sheet(G.with_sheet(state, "France", "3 : A VEN - TYR"), "Austria", "3 : A VEN - APU")
+    state, report = G.movement(state, DrawStream(b"dummy"))
+    assert "A VEN H" in report["orders"]["Italy"] and report["bribes"]["dummy_holds"] == ["A VEN"]
+    assert state.ledger.balance("France") == 48 and state.ledger.balance("Austria") == 48
+    assert G.with_player(state, "Italy").accept["Italy"] == "I?"
+
+
+def test_a_sheet_sent_early_is_kept_for_the_next_movement_phase():
+    """Issue 26, point 6: DPjudge players send the next movement phase's
+    sheet during retreats or adjustments; it is kept, and becomes that
+    phase's sheet when the phase begins (a later one replaces it)."""
+    from judge.methods.payola import game as G
+
+    state = G.new_game("standard")
+    state, _ = G.adjudicate(state, {"A PAR": "A PAR - BUR", "A MUN": "A MUN H", "A VIE": "A VIE - TYR"})
+    state, _ = G.adjudicate(state, {"A BUR": "A BUR - MUN", "A TYR": "A TYR S A BUR - MUN", "A MUN": "A MUN H"})
+    assert G.phase(state) == "F1901R"
+    assert G.check_early_sheet(state, "France", "4 : A MUN - RUH\nnonsense") == [
+        (2, G.check_early_sheet(state, "France", "nonsense")[0][1].replace("line 1", "line 2"))]
+    state = G.with_early_sheet(state, "France", "1 : A MUN H")
+    state = G.with_early_sheet(state, "France", "4 : A MUN - RUH")  # replaces the first
+    state = G.with_orders(state, "Germany", ["A MUN R BOH"])
+    state, _ = G.adjudicate(state)
+    assert G.phase(state) == "W1901A" and state.early == {"France": "4 : A MUN - RUH"} and not state.sheets
+    state, report = G.adjudicate(state)
+    assert G.phase(state) == "S1902M"
+    assert state.sheets == {"France": "4 : A MUN - RUH"} and not state.early
+    assert report["waived"] == {"France": 1}  # France took MUN: one build, not ordered
+    state, spring = G.movement(state, DrawStream(b"early"))
+    assert "A MUN - RUH" in spring["orders"]["France"]

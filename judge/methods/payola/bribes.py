@@ -112,7 +112,7 @@ def _check(position: Board, power: str, text: str, rules: Rules = NONE, balance:
             rejected.append(Rejected(power, number, parsed.text, parsed.render()))
             continue
         try:
-            _rule_form(parsed, rules)
+            rule_form(parsed, rules)
         except OrderError as err:
             rejected.append(Rejected(power, number, parsed.text, str(err)))
             continue
@@ -138,7 +138,7 @@ def _check(position: Board, power: str, text: str, rules: Rules = NONE, balance:
     return SheetCheck(tuple(lines), tuple(rejected), savings)
 
 
-def _rule_form(parsed: Offer | Savings, rules: Rules) -> None:
+def rule_form(parsed: Offer | Savings, rules: Rules) -> None:
     """The rules that forbid a form of line (DPjudge's parseOffer)."""
     if not rules.flags:
         return
