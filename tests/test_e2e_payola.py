@@ -104,9 +104,10 @@ def test_a_payola_year_by_mail(harness: Harness):
     # Spring 1901: sheets, a refused line, a replaced sheet, SET ACCEPT, a transfer, LEDGER.
     reply = say(h, me["France"], "4 : A PAR - BUR\n0 : A MUN - BUR\n2 : F BRE - MAO")
     assert "a zero offer to a foreign unit: A MUN is Germany's" in reply
-    assert reply.count("offer 1 of the sheet") == 1 and "offer 2 of the sheet" in reply
+    assert reply.count("offer 1 of the sheet") == 1 and "Done: offer 2\n" in reply
+    assert reply.count("replaces your previous sheet") == 1  # said once a mail, not once a line
     reply = say(h, me["France"], "4 : A PAR - BUR\n5 : A MUN H\nF BRE - MAO")  # replaces the first
-    assert "offer 3 of the sheet" in reply
+    assert "Done: offer 3\n" in reply
     say(h, me["Germany"], "3 : A MUN - BUR\nSET ACCEPT GA")
     assert "your acceptance list is GA?" in h.body(h.last_to(addr(me["Germany"])))
     say(h, me["Austria"], "A VIE - TYR")

@@ -87,27 +87,28 @@ def bribe_count(offer: Offer) -> int:
 
 
 def check_sheet(*, variant: str, units: Mapping[str, str], power: str, text: str, rules: Rules = NONE,
-                balance: int | None = None, dummies: Sequence[str] = ()) -> SheetCheck:
+                balance: int | None = None, dummies: Sequence[str] = (), first_line: int = 1) -> SheetCheck:
     """Parse and check one power's sheet against the map and the units on it
     (unit -> owner), under the game's `rules` (rules.py); `balance`: the
     power's, for LIMIT_OFFERS; `dummies`: the powers in civil disorder, for
-    PAY_DUMMIES."""
+    PAY_DUMMIES; `first_line`: the number of the text's first line in the
+    mail it came in (a refusal names the mail's line, not "line 1")."""
     try:
         position = board_mod.board(variant, units)
     except BoardError as err:
         raise PayolaInputError(str(err)) from err
-    return _check(position, _power(variant, power), text, rules, balance, dummies)
+    return _check(position, _power(variant, power), text, rules, balance, dummies, first_line)
 
 
 def _check(position: Board, power: str, text: str, rules: Rules = NONE, balance: int | None = None,
-           dummies: Sequence[str] = ()) -> SheetCheck:
+           dummies: Sequence[str] = (), first_line: int = 1) -> SheetCheck:
     lines: list[CheckedOffer] = []
     rejected: list[Rejected] = []
     savings = 0
     made = 0  # bribes the lines read so far make (MAX_SHEET_BRIBES)
     offered: set[str] = set()  # units offered to (DIRECT_ONLY, PAY_DUMMIES)
     committed = 0  # AgP the lines taken offer (LIMIT_OFFERS)
-    for number, parsed in iter_sheet(text, lambda line: board_mod.dpjudge_form(position.variant, line)):
+    for number, parsed in iter_sheet(text, lambda line: board_mod.dpjudge_form(position.variant, line), first_line):
         if isinstance(parsed, SheetSyntaxError):
             rejected.append(Rejected(power, number, parsed.text, parsed.render()))
             continue

@@ -94,3 +94,47 @@ def params_from(raw: Mapping[str, Any] | None, U: int) -> Params:
 
 def check_params(U: int, params: Params) -> list[str]:
     return []
+
+
+def with_setting(raw: Mapping[str, Any], command: Any) -> tuple[dict[str, Any], str]:
+    """The GM's SET RULE, SET TAX, SET CAP or SET DUMMY (commands.py) on the
+    game's settings `raw` before START: (the new settings, what the GM's
+    reply says was set). ParamError when the result cannot be played
+    (an unknown rule: the reply names the rules the judge plays)."""
+    from judge.methods.payola import commands as cmd
+    from judge.methods.payola.rules import flags_from
+
+    out = dict(raw)
+    if isinstance(command, cmd.SetRules):
+        try:
+            added, removed = flags_from(command.add), flags_from(command.remove)
+        except RuleError as err:
+            raise ParamError(str(err)) from err
+        flags = set() if command.clear else set(out.get("rules") or ())
+        out["rules"] = sorted((flags | added) - removed)
+        what = f"the rules in force: {', '.join(out['rules']) or 'none'}"
+    elif isinstance(command, cmd.SetTax):
+        if command.centre is not None:
+            out["taxes"] = {**(out.get("taxes") or {}), command.centre: command.amount}
+            what = f"{command.centre} is worth {command.amount} AgP a year"
+        elif command.amount is None:
+            out.pop("tax", None)
+            out.pop("taxes", None)
+            what = "no TAX: the income is the rules' table"
+        else:
+            out["tax"] = command.amount
+            what = f"every centre is worth {command.amount} AgP a year"
+    elif isinstance(command, cmd.SetCap):
+        if command.amount is None:
+            out.pop("cap", None)
+        else:
+            out["cap"] = command.amount
+        what = "no CAP on the income" if command.amount is None else f"a year's income is at most {command.amount} AgP"
+    elif isinstance(command, cmd.SetDummies):
+        out["dummies"] = list(command.powers)
+        what = (f"nobody plays {', '.join(command.powers)} (civil disorder from the start)" if command.powers
+                else "every power is played")
+    else:
+        raise ParamError(f"not a setting of DPjudge's rules: {command!r}")
+    params_from(out, 0)  # refused as a whole, with the reason
+    return out, what

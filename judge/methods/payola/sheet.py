@@ -243,12 +243,14 @@ def parse_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
     return list(iter_sheet(text, rewrite))
 
 
-def iter_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
+def iter_sheet(text: str, rewrite: Callable[[str], str | None] | None = None, first: int = 1
                ) -> Iterator[tuple[int, Offer | Savings | SheetSyntaxError]]:
     """parse_sheet a line at a time: a reader that stops early (a sheet
-    over its limits) parses no more."""
-    for k, line in enumerate(text.splitlines(), start=1):
-        if k > MAX_LINES:
+    over its limits) parses no more. `first`: the number of the text's
+    first line (a line of a mail is checked alone, and is that mail's
+    line `first`)."""
+    for k, line in enumerate(text.splitlines(), start=first):
+        if k - first >= MAX_LINES:
             yield k, SheetSyntaxError(k, 1, line[:80], f"a sheet of at most {MAX_LINES} lines",
                                       "The lines from here on are not read.")
             return
