@@ -201,7 +201,10 @@ def test_the_limits_of_a_line_and_a_sheet():
     before any map check or pass."""
     nine = "+".join(["99*9999#999"] * 9) + " : A PAR H"
     reason = refused("France", nine)
-    assert "at most 8 amounts joined by +" in reason and "column" in reason
+    assert "at most 8 amounts joined by +" in reason and f"column {len('+'.join(['99*9999#999'] * 8)) + 1}:" in reason
+    # Refused before the parser reads the line (issue 24's lines of 83 pieces), whatever follows.
+    assert "at most 8 amounts" in refused("France", "+".join(["1"] * 83) + " : no order at all ((")
+    assert taken("France", "4 : A PAR - PIC % a+b+c+d+e+f+g+h+i").lines  # a comment's + are no pieces
     eight = "+".join(["99*9999#999"] * 8) + " : A PAR - PIC | - BUR | H"
     sheet = "\n".join([eight] * 60)
     got = check_sheet(variant="standard", units=BOARD, power="France", text=sheet)

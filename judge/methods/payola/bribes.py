@@ -75,7 +75,9 @@ class SheetCheck:
 # Issue 24: the work of a phase grows with the bribes its sheets make (each
 # is converted, cut and passed; docs/payola.md, "Limits"). A sheet's lines
 # are read up to this many bribes; the rest are refused before any of that.
-MAX_SHEET_BRIBES = 1000
+# A heavy sheet of a 34-unit board (every own unit with two alternatives,
+# wildcards on the neighbours) makes ~150.
+MAX_SHEET_BRIBES = 300
 
 
 def bribe_count(offer: Offer) -> int:

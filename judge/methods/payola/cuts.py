@@ -61,14 +61,15 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
     total: list[dict[str, int]] = [{} for _ in cands]
     slope: list[dict[str, int]] = [{} for _ in cands]
     of_power: dict[str, set[int]] = {n: set() for n in names}  # power -> candidates it has money in
+    plateau: list[dict[str, int]] = [{} for _ in cands]  # what each power's money there may not fall below
     for ci, c in enumerate(cands):
         for b in c.bribes:
             i = index[id(b)]
             holders[i].append(ci)
             total[ci][b.power] = total[ci].get(b.power, 0) + base[i] * count[i]
+            plateau[ci][b.power] = plateau[ci].get(b.power, 0) + floor[i] * count[i]
             slope[ci].setdefault(b.power, 0)
             of_power[b.power].add(ci)
-    units_of = {n: {unit_of[ci] for ci in of_power[n]} for n in names}
     sums = [sum(d.values()) for d in total]  # each candidate's total
 
     cuts = {n: 0 for n in names}
@@ -76,10 +77,15 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
     at_forget = list(base)
     falling: dict[str, list[tuple[int, int]]] = {n: [] for n in names}  # (cuts at which it stops, bribe)
 
+    # power -> the candidates whose total its cuts lower now (a slope above 0): only their units can
+    # change, so only they are passed again and looked at for the next event.
+    moving: dict[str, set[int]] = {n: set() for n in names}
+
     def start_falling(i: int, stops_at: int) -> None:
         heapq.heappush(falling[owner[i]], (stops_at, i))
         for ci in holders[i]:
             slope[ci][owner[i]] += count[i]
+            moving[owner[i]].add(ci)
 
     for i in range(len(every)):
         if base[i] > floor[i]:
@@ -96,7 +102,8 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
             chosen = pick(board[u][0], board[u][1], sums[lo:hi])
             winners[u] = w = lo + next(k for k, c in enumerate(board[u][1]) if c is chosen)
             paid[u] = total[w] if charge is None else charge(
-                board[u][0], chosen, sums[lo:hi], dict(total[w]), _plateaus(w, cands, index, floor, count, forgot_at))
+                board[u][0], chosen, sums[lo:hi], dict(total[w]),
+                {p: 0 if p in forgot_at else v for p, v in plateau[w].items()})  # forgotten plateaus are 0
         cost = {n: 0 for n in names}
         for each in paid:
             for name, amount in each.items():
@@ -114,11 +121,12 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
                     at_forget[i] = floor[i]
                     if floor[i] > 0:
                         start_falling(i, cuts[name] + floor[i])
+        dirty = {unit_of[ci] for n in over for ci in moving[n]}
         k = 1 if charge is not None else _run_length(over, board, first, winners, sums, slope, falling, cuts,
-                                                      cost, liquid, units_of, dummies)
+                                                      cost, liquid, dirty, dummies)
         for name in over:
             cuts[name] += k
-            for ci in of_power[name]:
+            for ci in moving[name]:
                 fall = k * slope[ci][name]
                 total[ci][name] -= fall
                 sums[ci] -= fall
@@ -127,8 +135,9 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
                 _, i = heapq.heappop(heap)
                 for ci in holders[i]:
                     slope[ci][name] -= count[i]
+                    if not slope[ci][name]:
+                        moving[name].discard(ci)
         rounds += k - 1
-        dirty = set().union(*(units_of[n] for n in over))
 
     for i, b in enumerate(every):
         if b.power in forgot_at:
@@ -140,39 +149,27 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
             {board[u][0]: dict(paid[u]) for u in range(len(board))})
 
 
-def _plateaus(ci: int, cands: Sequence[Any], index: Mapping[int, int], floor: Sequence[int], count: Sequence[int],
-              forgot_at: Mapping[str, int]) -> dict[str, int]:
-    """What each power's bribes to candidate `ci` may not be cut below now
-    (0 once its plateaus are forgotten)."""
-    out: dict[str, int] = {}
-    for b in cands[ci].bribes:
-        i = index[id(b)]
-        out[b.power] = out.get(b.power, 0) + (0 if b.power in forgot_at else floor[i] * count[i])
-    return out
-
-
 def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], first: list[int], winners: list[int],
                 sums: list[int], slope: list[dict[str, int]],
                 falling: Mapping[str, list[tuple[int, int]]], cuts: Mapping[str, int], cost: Mapping[str, int],
-                liquid: Mapping[str, int], units_of: Mapping[str, set[int]],
-                dummies: frozenset[int] = frozenset()) -> int:
+                liquid: Mapping[str, int], changing: set[int], dummies: frozenset[int] = frozenset()) -> int:
     """k such that cutting `over` k times at once is what k passes would
     do: for the first k-1 cuts no winner changes or newly ties, the same
     powers and only they overspend, and no bribe stops falling before the
     k-th (see the module's docstring). For a dummy's unit the top orders
-    must stay the same ones: a new tie there may hold the unit."""
+    must stay the same ones: a new tie there may hold the unit. `changing`:
+    the units whose totals the cuts lower (no other unit can change)."""
     k = INF
     for name in over:
         k = min(k, falling[name][0][0] - cuts[name])
-        drop = sum(slope[w].get(name, 0) for w in winners)
+        drop = sum(slope[winners[u]].get(name, 0) for u in changing)
         if drop:
             k = min(k, -(-(cost[name] - liquid[name]) // drop))
-    if len(over) == 1:  # the common case: one power's slope
-        (only,) = over
-        rate = [s.get(only, 0) for s in slope]
-    else:
-        rate = [sum(s.get(n, 0) for n in over) for s in slope]
-    for u in set().union(*(units_of[n] for n in over)):
+    rate: dict[int, int] = {}
+    for u in changing:
+        for ci in range(first[u], first[u + 1]):
+            rate[ci] = sum(slope[ci].get(n, 0) for n in over)
+    for u in changing:
         if u in dummies:
             k = min(k, _top_run(u, first, sums, rate))
             continue
@@ -190,7 +187,7 @@ def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], fir
     return max(k, 1)
 
 
-def _top_run(u: int, first: list[int], sums: list[int], rate: list[int]) -> int:
+def _top_run(u: int, first: list[int], sums: list[int], rate: Mapping[int, int]) -> int:
     """The cuts for which a dummy's unit keeps the same top orders: 1 when
     tied top orders fall at different rates (they part at once), else the
     first cut at which another order reaches them."""

@@ -191,8 +191,12 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
     """One line -> its offer or savings request; None for a blank line or
     a comment alone. SheetSyntaxError (with line, column, caret) otherwise."""
     line = _clean(text, line_no)
-    if not line.split("%", 1)[0].strip():
+    body = line.split("%", 1)[0]
+    if not body.strip():
         return None
+    if body.count("+") >= MAX_PIECES:
+        # Refused before the parser reads it: issue 24's lines of 83 pieces cost ~2 ms each to parse.
+        _too_many_pieces(line, line_no)
     try:
         kind, *rest = _parse(line)
     except UnexpectedInput as err:
@@ -212,9 +216,7 @@ def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple
     out = []
     column = len(line) - len(line.lstrip()) + 1
     if len(raw) > MAX_PIECES:
-        plus = [k for k, ch in enumerate(line) if ch == "+"][MAX_PIECES - 1]
-        raise SheetSyntaxError(line_no, plus + 1, line, f"at most {MAX_PIECES} amounts joined by +",
-                               "Write the rest as offers of their own lines, or add the amounts up.")
+        _too_many_pieces(line, line_no)
     for repeat, amount, plateau in raw:
         if savings and plateau is not None:
             raise SheetSyntaxError(line_no, line.index("#") + 1, line, "no plateau on a savings request",
@@ -230,6 +232,12 @@ def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple
         # A zero offer is one offer however often it is repeated (DPjudge, parseOffer).
         out.append(Piece(1 if amount == 0 else (repeat or 1), amount, floor))
     return tuple(out)
+
+
+def _too_many_pieces(line: str, line_no: int) -> None:
+    plus = [k for k, ch in enumerate(line) if ch == "+"][MAX_PIECES - 1]
+    raise SheetSyntaxError(line_no, plus + 1, line, f"at most {MAX_PIECES} amounts joined by +",
+                           "Write the rest as offers of their own lines, or add the amounts up.")
 
 
 def parse_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
