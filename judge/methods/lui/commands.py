@@ -79,11 +79,34 @@ class ReplacePlayer(Command):
     new: str
 
 
+@dataclass(frozen=True)
+class SetSetting(Command):
+    """The GM's setting before START (live.py's SET lines, read here so that
+    a number is a number: SET PLAYERS ², SET CHIPS ² crashed int()).
+    `key`: preset, starting_chips, players, chip_price, timer_hours,
+    ec_hours, gift_hours, garnets or priority; `who`: the player of a
+    garnets or priority setting, as written."""
+
+    key: str
+    value: int | float | str
+    who: str | None = None
+
+
+# A setting's keyword -> the Settings field (or the game's own) it sets.
+_SETTING_KEYS = {"CHIPS": "starting_chips", "PLAYERS": "players", "EC": "ec_hours", "GIFT": "gift_hours",
+                 "GIFTS": "gift_hours", "GARNETS": "garnets", "PRIORITY": "priority"}
+
+
 _EXPECTED = {
     "SEAT": "a seat's letter (like Z)",
     "AMOUNT": "a number of chips",
     "COUNT": "a whole number",
     "ONOFF": "ON or OFF",
+    "SIGNED": "a whole number",
+    "HOURS": "a number of hours",
+    "COUNT_SETTING": "CHIPS or PLAYERS",
+    "DEADLINE_OF": "EC or GIFT",
+    "STANDING": "GARNETS or PRIORITY",
     "NAME": "a player's name",
     "$END": "the end of the line",
 }
@@ -123,6 +146,24 @@ class _ToCommands(Transformer):
 
     def eject(self, c):
         return Eject(name=str(c[0]))
+
+    def set_preset(self, c):
+        return SetSetting("preset", str(c[0]).upper())
+
+    def set_count(self, c):
+        return SetSetting(_SETTING_KEYS[str(c[0]).upper()], int(c[1]))
+
+    def set_chip_price(self, c):
+        return SetSetting("chip_price", int(c[0]))
+
+    def set_hours(self, c):
+        return SetSetting("timer_hours", float(c[0]))
+
+    def set_deadline(self, c):
+        return SetSetting(_SETTING_KEYS[str(c[0]).upper()], float(c[1]))
+
+    def set_standing(self, c):
+        return SetSetting(_SETTING_KEYS[str(c[0]).upper()], int(c[2]), who=str(c[1]))
 
     def replace_player(self, c):
         return ReplacePlayer(old=str(c[0]), new=str(c[1]))
