@@ -28,7 +28,8 @@ machines. Nothing is asserted.
 --worst (issue 24, docs/payola.md "Limits"): seven sheets of the attack that
 took 24-35 s and ~600 MB a phase (499 lines of 83 `+`-joined
 `NN*NNNN#NNN` offers each), now refused line by line before the parser;
-and the worst the limits let through: seven sheets of MAX_SHEET_BRIBES
+seven sheets of 500 lines the parser reads to their end before refusing
+them; and the worst the limits let through: seven sheets of MAX_SHEET_BRIBES
 bribes, lines of MAX_PIECES random `NN*NNNN#NNN` pieces on three orders
 each, from purses of 10 AgP (so that nearly every bribe is cut to 0, each
 its own event), plain and under EBAYOLA (whose passes go a cut at a
@@ -165,6 +166,19 @@ def attack_sheets(units: dict[str, str]) -> dict[str, str]:
     return out
 
 
+def garbage_sheets(units: dict[str, str]) -> dict[str, str]:
+    """500 lines a power that the parser reads to their end before it refuses
+    them: 15 alternatives, then a word no order has."""
+    rng = random.Random(25)
+    out = {}
+    for power in POWERS:
+        unit = sorted(u for u, o in units.items() if o == power)[0]
+        out[power] = "\n".join(f"{k} : {unit} H" + "".join(rng.choice([" | H", " | - XXX", " | S A MAR"])
+                                                              for _ in range(15)) + " junk"
+                               for k in range(1, 501))
+    return out
+
+
 def worst_allowed(units: dict[str, str]) -> dict[str, str]:
     """MAX_SHEET_BRIBES a power: lines of MAX_PIECES random pieces, three
     orders each, on every unit in turn (own and foreign)."""
@@ -200,6 +214,7 @@ def worst(runs: int) -> None:
     start, middle = initial_units("standard"), middle_game(34, seed=14)
     for name, units, sheets, rules in (
             ("issue 24's attack (refused), Spring 1901", start, attack_sheets(start), ()),
+            ("lines read to their end, then refused, Spring 1901", start, garbage_sheets(start), ()),
             ("worst allowed, Spring 1901", start, worst_allowed(start), ()),
             ("worst allowed, 34 units", middle, worst_allowed(middle), ()),
             ("worst allowed, Spring 1901, EBAYOLA", start, worst_allowed(start), ("EBAYOLA",)),

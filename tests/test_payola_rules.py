@@ -331,3 +331,22 @@ def test_a_sheet_sent_early_is_kept_for_the_next_movement_phase():
     assert report["waived"] == {"France": 1}  # France took MUN: one build, not ordered
     state, spring = G.movement(state, DrawStream(b"early"))
     assert "A MUN - RUH" in spring["orders"]["France"]
+
+
+def test_a_sheet_of_garbage_costs_little_to_refuse():
+    """Issue 24: what a line costs to read is bounded before the parser (at
+    most 16 alternatives, counted like the + pieces), DPjudge's forms are
+    looked for only on a short line (48 words), and a sheet is read no
+    further after 50 refused lines."""
+    from judge.methods.payola.bribes import MAX_REFUSED
+    from judge.methods.payola.orders import dpjudge_form
+
+    long = "4 : A PAR - BUR" + " | - GAS" * 16
+    assert "at most 16 orders in an offer" in refused("France", long)
+    assert taken("France", "4 : A PAR - BUR" + " | - GAS | - PIC | H | S A MAR - BUR").lines
+    assert dpjudge_form("standard", "4 : A PAR S A BUR H") == "4 : A PAR S A BUR"
+    assert dpjudge_form("standard", "4 : A PAR S A BUR H" + " | SUPPORTS ARMY MARSEILLES" * 11) is None  # 50 words
+    sheet = "\n".join(f"{k} : A PAR - NOWHERE" for k in range(1, 200)) + "\n4 : A PAR - PIC"
+    got = check_sheet(variant="standard", units=BOARD, power="France", text=sheet)
+    assert len(got.rejected) == MAX_REFUSED + 1 and not got.lines
+    assert got.rejected[-1].line == MAX_REFUSED + 1 and "the lines from here on are not read" in got.rejected[-1].reason

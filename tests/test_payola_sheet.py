@@ -132,8 +132,10 @@ def test_the_parser_is_lalr_so_a_line_costs_linear_time():
     """Design rule: no input costs more than linear time. LALR(1) reads each
     token once; a sheet is cut at MAX_LINES and a line at MAX_LINE_LENGTH."""
     assert sheet._parser().options.parser == "lalr"
-    long = "1 : A PAR - BUR" + " | - GAS | H" * 80
-    assert len(offer(long).orders) == 161
+    long = "1 : A PAR - BUR" + " | - GAS | H" * 7
+    assert len(offer(long).orders) == 15
+    with pytest.raises(SheetSyntaxError, match="at most 16 orders"):  # counted before the parser reads it
+        parse_line("1 : A PAR - BUR" + " | - GAS | H" * 80)
     many = "\n".join(["1 : A PAR H"] * (sheet.MAX_LINES + 5))
     parsed = parse_sheet(many)
     assert len(parsed) == sheet.MAX_LINES + 1 and isinstance(parsed[-1][1], SheetSyntaxError)

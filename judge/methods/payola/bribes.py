@@ -78,6 +78,9 @@ class SheetCheck:
 # A heavy sheet of a 34-unit board (every own unit with two alternatives,
 # wildcards on the neighbours) makes ~150.
 MAX_SHEET_BRIBES = 300
+# Refused lines cost their reading too (a parse, a map check): past this
+# many, a sheet is not read further (its lines taken so far stand).
+MAX_REFUSED = 50
 
 
 def bribe_count(offer: Offer) -> int:
@@ -111,6 +114,11 @@ def _check(position: Board, power: str, text: str, rules: Rules = NONE, balance:
     offered: set[str] = set()  # units offered to (DIRECT_ONLY, PAY_DUMMIES)
     committed = 0  # AgP the lines taken offer (LIMIT_OFFERS)
     for number, parsed in iter_sheet(text, lambda line: board_mod.dpjudge_form(position.variant, line), first_line):
+        if len(rejected) >= MAX_REFUSED:
+            rejected.append(Rejected(power, number, "", (
+                f"{MAX_REFUSED} lines of this sheet were refused: the lines from here on are not read. Send the "
+                "sheet again with those lines mended.")))
+            break
         if isinstance(parsed, SheetSyntaxError):
             rejected.append(Rejected(power, number, parsed.text, parsed.render()))
             continue

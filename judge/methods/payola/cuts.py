@@ -60,7 +60,6 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
     holders: list[list[int]] = [[] for _ in every]  # bribe -> the candidates its money goes to
     total: list[dict[str, int]] = [{} for _ in cands]
     slope: list[dict[str, int]] = [{} for _ in cands]
-    of_power: dict[str, set[int]] = {n: set() for n in names}  # power -> candidates it has money in
     plateau: list[dict[str, int]] = [{} for _ in cands]  # what each power's money there may not fall below
     for ci, c in enumerate(cands):
         for b in c.bribes:
@@ -69,7 +68,6 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
             total[ci][b.power] = total[ci].get(b.power, 0) + base[i] * count[i]
             plateau[ci][b.power] = plateau[ci].get(b.power, 0) + floor[i] * count[i]
             slope[ci].setdefault(b.power, 0)
-            of_power[b.power].add(ci)
     sums = [sum(d.values()) for d in total]  # each candidate's total
 
     cuts = {n: 0 for n in names}

@@ -204,6 +204,10 @@ class Board:
 # after it, and a comment.
 _LINE = re.compile(r"^(\s*(?:[0-9][0-9*#+\s]*)?[:!>@&]\s*)?([^%]*)(%.*)?$")
 _ALTERNATIVE_WORDS = 16  # DPjudge's longest order is ~12 words; longer is no order (and would cost more)
+# A line to rewrite: a few orders in DPjudge's words (its players write one to
+# three); the package's alias search costs a few hundred microseconds an
+# order, so a line of 200 alternatives is refused as written instead.
+_LINE_WORDS = 48
 
 
 def dpjudge_form(variant: str, line: str) -> str | None:
@@ -215,13 +219,14 @@ def dpjudge_form(variant: str, line: str) -> str | None:
     brackets (STP(SC)) or as a word (SPA NC), a hyphen left out (A PAR BUR),
     a power's name or adjective (FRENCH A PAR H), and a support to hold
     written with H (A PAR S A BUR H: expandOrder drops the H). None when
-    nothing changes or an alternative is too long to be an order."""
+    nothing changes, or an alternative (or the line) is too long to be
+    DPjudge's orders."""
     m = _LINE.match(line)
     if m is None:
         return None
     prefix, body, comment = m.group(1) or "", m.group(2), m.group(3) or ""
     parts = body.split("|")
-    if any(len(p.split()) > _ALTERNATIVE_WORDS for p in parts):
+    if len(body.split()) > _LINE_WORDS or any(len(p.split()) > _ALTERNATIVE_WORDS for p in parts):
         return None
     board_map = _map(variant)
     first = _expand(board_map, parts[0])

@@ -25,6 +25,10 @@ MAX_REPEAT = 99  # likewise: "2*5" repeats an offer at most 99 times
 # has no limit, and 83 pieces a line on 499 lines a sheet took 24-35 s and
 # 600 MB a phase. Players write one or two.
 MAX_PIECES = 8
+# A line's alternatives name orders of one unit, each once: no unit has many
+# more than a dozen. Counted, like the pieces, before the parser reads the
+# line (a 1,000-character line of 250 alternatives took ~7 ms to parse).
+MAX_ALTERNATIVES = 16
 
 
 class SheetSyntaxError(CommandSyntaxError):
@@ -197,6 +201,10 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
     if body.count("+") >= MAX_PIECES:
         # Refused before the parser reads it: issue 24's lines of 83 pieces cost ~2 ms each to parse.
         _too_many_pieces(line, line_no)
+    if body.count("|") >= MAX_ALTERNATIVES:
+        bar = [k for k, ch in enumerate(line) if ch == "|"][MAX_ALTERNATIVES - 1]
+        raise SheetSyntaxError(line_no, bar + 1, line, f"at most {MAX_ALTERNATIVES} orders in an offer",
+                               "A unit has no more orders than that: name each once.")
     try:
         kind, *rest = _parse(line)
     except UnexpectedInput as err:
