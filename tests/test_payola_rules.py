@@ -350,3 +350,15 @@ def test_a_sheet_of_garbage_costs_little_to_refuse():
     got = check_sheet(variant="standard", units=BOARD, power="France", text=sheet)
     assert len(got.rejected) == MAX_REFUSED + 1 and not got.lines
     assert got.rejected[-1].line == MAX_REFUSED + 1 and "the lines from here on are not read" in got.rejected[-1].reason
+
+
+def test_a_state_stored_before_the_rules_loads_with_none():
+    """A game stored before issue 26 has no rules, dummies, early sheets or
+    year's centres in its JSON: it loads as the default game."""
+    from judge.methods.payola import game as G
+
+    data = G.to_json(G.new_game("standard"))
+    for key in ("rules", "dummies", "early", "profits", "year_centres"):
+        del data[key]
+    state = G.from_json(data)
+    assert not state.rules.flags and state.dummies == () and state.early == {} and state.year_centres == {}
