@@ -494,7 +494,7 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
                 return hold
         return _winner(unit, candidates, totals, stream, tie_choice)
 
-    charge = None
+    charge = charge_run = None
     if "EBAYOLA" in rules:
         def charge(unit: str, chosen: _Candidate, totals: list[int], paid: Mapping[str, int],
                    plateau: Mapping[str, int]) -> dict[str, int]:
@@ -503,11 +503,18 @@ def resolve_checked(*, position: Board, checks: Mapping[str, SheetCheck], balanc
             return _ebayola(chosen, totals, paid, {} if "PUBLIC_TOTALS" in rules else plateau,
                             ranks[position.owner(unit)])
 
+        def charge_run(unit: str, chosen: _Candidate, paid: Mapping[str, int], plateau: Mapping[str, int],
+                       falls: Mapping[str, int], runner: int | None, runner_fall: int) -> tuple[int, dict[str, int]]:
+            if held.get(unit):
+                return cuts.INF, dict(falls)
+            return _ebayola_run(paid, {} if "PUBLIC_TOTALS" in rules else plateau, falls, runner or 0,
+                                runner_fall, ranks[position.owner(unit)])
+
     if stepwise:
         winners, reductions, passes, paid_by = _one_cut_at_a_time(board, bribes, names, liquid, pick, charge)
     else:
         winners, reductions, passes, paid_by = cuts.passes(board, bribes, names, liquid, pick, charge=charge,
-                                                           dummies=dummy_units)
+                                                           dummies=dummy_units, charge_run=charge_run)
 
     # 5. The debit: what each power's bribes to the issued orders come to
     # (under EBAYOLA, as rebated).
@@ -609,6 +616,41 @@ def _ebayola(chosen: _Candidate, totals: list[int], paid: Mapping[str, int], pla
             out[payer] -= rebate
             over -= rebate
     return out
+
+
+def _ebayola_run(paid: Mapping[str, int], plateau: Mapping[str, int], falls: Mapping[str, int], runner: int,
+                 runner_fall: int, rank: Mapping[str, int]) -> tuple[int, dict[str, int]]:
+    """_ebayola's price as the cuts go on: each power's part of it falls by
+    a fixed amount a cut (returned) for as many cuts as no branch of its
+    arithmetic changes (the saving stays above 0 or at 0, each payer's
+    rebate stays its room above its plateau or what is left of the saving):
+    (that many cuts, the falls). `falls`: what each power's offer loses a
+    cut; `runner`, `runner_fall`: the best losing total and its fall."""
+    inf = cuts.INF
+    out = dict(falls)
+    total, d_total = sum(paid.values()), sum(falls.values())
+    rem, d_rem = total - 1 - runner, d_total - runner_fall  # the saving: rem - d_rem * j after j cuts
+    if rem <= 0:
+        # No saving: nothing is rebated while the winner stays within one AgP of the best losing offer.
+        return (-rem // -d_rem + 1 if d_rem < 0 else inf), out
+    k = -(-rem // d_rem) if d_rem > 0 else inf  # the cut at which the saving is gone
+    for payer in sorted((p for p, a in paid.items() if a), key=lambda p: rank.get(p, len(rank))):
+        if rem == d_rem == 0:
+            break  # nothing left to rebate, for the whole run: the others pay their offers
+        room, d_room = paid[payer] - plateau.get(payer, 0), falls.get(payer, 0)
+        if room < rem:
+            # It pays its plateau (no fall) while its room stays at most the saving left.
+            out[payer] = 0
+            if d_rem - d_room > 0:
+                k = min(k, (rem - room) // (d_rem - d_room) + 1)
+            rem, d_rem = rem - room, d_rem - d_room
+        else:
+            # It takes what is left of the saving while its room stays at least that.
+            out[payer] = d_room - d_rem
+            if d_room - d_rem > 0:
+                k = min(k, (room - rem) // (d_room - d_rem) + 1)
+            rem = d_rem = 0
+    return k, out
 
 
 def _one_cut_at_a_time(board: list[tuple[str, list[_Candidate]]], bribes: Mapping[str, list[_Bribe]],

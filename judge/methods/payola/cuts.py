@@ -15,6 +15,11 @@ gives (bribes.resolve_checked(stepwise=True); tests/test_payola_property.py
 compares them), and the work is a few sums per event instead of the whole
 board per cut: a 9999 AgP offer from an empty purse is one event.
 
+Under EBAYOLA a power pays a rebated price, not its offer: between two
+events the price is still a straight line of the cuts as long as no
+branch of its arithmetic changes (bribes._ebayola_run says for how long),
+and the best losing order stays the same; those are events too.
+
 Pure; the bribes are duck-typed (power, amount, plateau, count) so that
 this module imports nothing of bribes.py.
 """
@@ -29,15 +34,18 @@ INF = 1 << 62
 
 def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequence[Any]], names: Sequence[str],
            liquid: Mapping[str, int], pick: Callable[[str, Sequence[Any], list[int]], Any],
-           charge: Callable[..., dict[str, int]] | None = None, dummies: frozenset[int] = frozenset()
+           charge: Callable[..., dict[str, int]] | None = None, dummies: frozenset[int] = frozenset(),
+           charge_run: Callable[..., tuple[int, dict[str, int]]] | None = None
            ) -> tuple[dict[str, Any], dict[str, int], int, dict[str, dict[str, int]]]:
     """The passes of one phase: (unit -> the winning candidate, power -> its
     cuts, the number of passes a cut at a time makes, unit -> what each
     power pays its order). `pick(unit, candidates, totals)` chooses among a
     unit's candidates (5.1-5.4, the draw, a dummy's hold). `charge(unit,
     chosen, totals, paid, plateaus)`: what each power pays, when that is
-    not what it offered (EBAYOLA); the passes are then made a cut at a time,
-    the price being no straight line of the cuts. `dummies`: the units
+    not what it offered (EBAYOLA); `charge_run(unit, chosen, paid,
+    plateaus, falls, runner_total, runner_fall)`: for how many cuts that
+    price stays one straight line, and each power's fall a cut (without it,
+    the passes are made a cut at a time). `dummies`: the units
     (indices in `board`) whose `pick` holds on a tie between powers, so
     that a tie, not only a pass, ends a run of cuts. Leaves each bribe's
     amount (and plateau, once forgotten) as the cuts made them."""
@@ -109,8 +117,10 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
         over = [n for n in names if cost[n] > liquid[n]]
         if not over:
             break
+        forgot_now = False
         for name in over:
             if not falling[name]:
+                forgot_now = True
                 # All at their plateaus: they are forgotten, and all fall to 0 (reduce).
                 assert name not in forgot_at, "a power with nothing left to cut spends nothing"
                 forgot_at[name] = cuts[name]
@@ -120,8 +130,19 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
                     if floor[i] > 0:
                         start_falling(i, cuts[name] + floor[i])
         dirty = {unit_of[ci] for n in over for ci in moving[n]}
-        k = 1 if charge is not None else _run_length(over, board, first, winners, sums, slope, falling, cuts,
-                                                      cost, liquid, dirty, dummies)
+        priced = None
+        if charge_run is not None:
+            def priced(u: int, w: int, runner: int | None) -> tuple[int, dict[str, int]]:
+                """The cuts for which unit u's price stays one straight line, and each power's fall a cut."""
+                falls = {n: (slope[w].get(n, 0) if n in over else 0) for n in total[w]}
+                runner_total = None if runner is None else sums[runner]
+                runner_fall = 0 if runner is None else sum(slope[runner].get(n, 0) for n in over)
+                return charge_run(board[u][0], cands[w], dict(total[w]),
+                                  {p: 0 if p in forgot_at else v for p, v in plateau[w].items()}, falls,
+                                  runner_total, runner_fall)
+        # A price (EBAYOLA) counts plateaus: forgetting them changes it at once, so one cut, then look again.
+        k = 1 if charge is not None and (charge_run is None or forgot_now) else _run_length(
+            over, board, first, winners, sums, slope, falling, cuts, cost, liquid, dirty, dummies, priced, names)
         for name in over:
             cuts[name] += k
             for ci in moving[name]:
@@ -150,23 +171,50 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
 def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], first: list[int], winners: list[int],
                 sums: list[int], slope: list[dict[str, int]],
                 falling: Mapping[str, list[tuple[int, int]]], cuts: Mapping[str, int], cost: Mapping[str, int],
-                liquid: Mapping[str, int], changing: set[int], dummies: frozenset[int] = frozenset()) -> int:
+                liquid: Mapping[str, int], changing: set[int], dummies: frozenset[int] = frozenset(),
+                priced: Callable[[int, int, int | None], tuple[int, dict[str, int]]] | None = None,
+                names: Sequence[str] = ()) -> int:
     """k such that cutting `over` k times at once is what k passes would
     do: for the first k-1 cuts no winner changes or newly ties, the same
     powers and only they overspend, and no bribe stops falling before the
     k-th (see the module's docstring). For a dummy's unit the top orders
     must stay the same ones: a new tie there may hold the unit. `changing`:
-    the units whose totals the cuts lower (no other unit can change)."""
+    the units whose totals the cuts lower (no other unit can change).
+    `priced`: when a power pays another price than its offer (EBAYOLA),
+    each changing unit's run of one straight price and its falls; the
+    unit's best losing order must then stay the same one too, and a power
+    that does not overspend may come to (its price rising as a saving
+    shrinks)."""
     k = INF
-    for name in over:
-        k = min(k, falling[name][0][0] - cuts[name])
-        drop = sum(slope[winners[u]].get(name, 0) for u in changing)
-        if drop:
-            k = min(k, -(-(cost[name] - liquid[name]) // drop))
     rate: dict[int, int] = {}
     for u in changing:
         for ci in range(first[u], first[u + 1]):
             rate[ci] = sum(slope[ci].get(n, 0) for n in over)
+    if priced is None:
+        drops = {name: sum(slope[winners[u]].get(name, 0) for u in changing) for name in over}
+    else:
+        drops = dict.fromkeys(names, 0)
+        for u in changing:
+            w = winners[u]
+            others = [ci for ci in range(first[u], first[u + 1]) if ci != w]
+            runner = max(others, key=lambda ci: (sums[ci], -rate[ci])) if others else None
+            run, falls = priced(u, w, runner)
+            k = min(k, run)
+            for name, fall in falls.items():
+                drops[name] += fall
+            if runner is not None:
+                # The best losing order must stay the best: the first cut at which another reaches it.
+                for ci in others:
+                    closing = rate[runner] - rate[ci]
+                    if ci != runner and closing > 0:
+                        k = min(k, -(-(sums[runner] - sums[ci]) // closing))
+        for name, drop in drops.items():
+            if name not in over and drop < 0:
+                k = min(k, (liquid[name] - cost[name]) // -drop + 1)  # the first cut at which it overspends
+    for name in over:
+        k = min(k, falling[name][0][0] - cuts[name])
+        if drops.get(name, 0) > 0:
+            k = min(k, -(-(cost[name] - liquid[name]) // drops[name]))
     for u in changing:
         if u in dummies:
             k = min(k, _top_run(u, first, sums, rate))
