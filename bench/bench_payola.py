@@ -32,8 +32,8 @@ seven sheets of 500 lines the parser reads to their end before refusing
 them; and the worst the limits let through: seven sheets of MAX_SHEET_BRIBES
 bribes, lines of MAX_PIECES random `NN*NNNN#NNN` pieces on three orders
 each, from purses of 10 AgP (so that nearly every bribe is cut to 0, each
-its own event), plain and under EBAYOLA (whose passes go a cut at a
-time). Each: choose_orders cold, its peak memory (tracemalloc), against
+its own event), plain and under EBAYOLA (whose rebated prices make
+more events). Each: choose_orders cold, its peak memory (tracemalloc), against
 the adjudication of the orders it chose.
 """
 
