@@ -25,6 +25,7 @@ def log_(ctx: click.Context, game: str) -> None:
     as it stands (finished or running)."""
     from judge.app import build_judge
     from judge.cli import _config
+    from judge.driver.view import game_view
     from judge.games import find_game
     from judge.methods import method_of
     from judge.methods.lui import METHOD
@@ -39,6 +40,7 @@ def log_(ctx: click.Context, game: str) -> None:
             raise click.ClickException(f"?{found.name} is a {found.method} game, not Lowest Unique Integer")
         if not found.method_state:
             raise click.ClickException(f"?{found.name} has not started (it is {found.state})")
-        live = Live(found)
-        data = {**replay_input(found, live), "until": live.state.clock}
+        view = game_view(found)
+    live = Live.of(view)
+    data = {**replay_input(view, live), "until": live.state.clock}
     click.echo(json.dumps(data, indent=2))

@@ -11,7 +11,7 @@ player's name is cleaned and must not look like another player's
 
 from __future__ import annotations
 
-from judge import audit, lockout, passwords
+from judge import audit, driver, lockout, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands.eml_autostart import starts_by_itself, start_when_full
 from judge.commands.eml_observe import observe
@@ -163,7 +163,7 @@ def _observer_joins(ctx: Context, game: Game, observer: Player, password: str) -
 
 def _standing(ctx: Context, game: Game, player: Player) -> str:
     """Signing on again shows the player's list as it stands (nJudge)."""
-    return method_of(game).standing_line(ctx.session, game, player)
+    return driver.standing_line(ctx.session, game, player)
 
 
 def _no_such_game(ctx: Context, node: nodes.Signon) -> str:
