@@ -36,7 +36,7 @@ def test_luis_grammar_refuses_them(line):
 
 @pytest.mark.xfail(strict=True, reason="LUI's judge/methods/lui/live.py _setting reads its SET lines with "
                                        "isdigit()/int() itself; it is to read them with commands.parse_line "
-                                       "(SetSetting), which refuses them, once the game driver (issue 24) lands")
+                                       "(SetSetting), which refuses them: the next step, in live.py")
 def test_a_lui_gms_set_players_is_refused_and_the_mail_runs(harness):
     h = harness
     h.mail(GM, "CREATE ?spl gmpw lui\nSET PLAYERS ²\nSET CHIPS ²\nSET PRIZE Z ² 1\nLIST ?spl")
