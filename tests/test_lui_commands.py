@@ -18,6 +18,7 @@ from judge.methods.lui.commands import (
     SetSetting,
     ShowBoard,
     parse_line,
+    parse_setting,
     parse_lines,
 )
 from judge.syntax.errors import CommandSyntaxError
@@ -128,9 +129,10 @@ def test_both_orders_mean_the_same_bid(seat, amount, seat_first, slash):
     ("SET GIFT DEADLINE 12", SetSetting("gift_hours", 12.0)),
     ("SET GARNETS ann 2", SetSetting("garnets", 2, "ann")),
     ("SET PRIORITY ann@example.test -3", SetSetting("priority", -3, "ann@example.test")),
+    ("SET PRIZE z 3 1", SetPrize("Z", 3, 1)),
 ])
 def test_the_gms_settings_parse(line, command):
-    assert parse_line(line) == command
+    assert parse_setting(line) == command
 
 
 @pytest.mark.parametrize("line, column", [
@@ -142,5 +144,14 @@ def test_a_number_that_int_would_choke_on_is_a_syntax_error(line, column):
     and SET PRIZE Z ² 1 crashed the mail (issue 26, point 7). The grammar
     takes ASCII digits only and names the column."""
     with pytest.raises(LuiSyntaxError) as err:
-        parse_line(line)
+        parse_setting(line)
     assert err.value.column == column and "expected a" in err.value.render()
+
+
+def test_a_setting_is_no_command_of_a_running_game():
+    """The settings have a grammar of their own: in a running game the GM's
+    SET TIMER 12 is no command the engine takes (live.py answers that the
+    settings are fixed), nor a line of a replay log."""
+    with pytest.raises(LuiSyntaxError):
+        parse_line("SET TIMER 12")
+    assert parse_setting("SET PRIZE Z 3 1") == parse_line("SET PRIZE Z 3 1") == SetPrize("Z", 3, 1)

@@ -81,8 +81,9 @@ class ReplacePlayer(Command):
 
 @dataclass(frozen=True)
 class SetSetting(Command):
-    """The GM's setting before START (live.py's SET lines, read here so that
-    a number is a number: SET PLAYERS ², SET CHIPS ² crashed int()).
+    """The GM's setting before START (live.py's SET lines, read by
+    parse_setting so that a number is a number: SET PLAYERS ², SET CHIPS ²
+    crashed int()).
     `key`: preset, starting_chips, players, chip_price, timer_hours,
     ec_hours, gift_hours, garnets or priority; `who`: the player of a
     garnets or priority setting, as written."""
@@ -147,6 +148,22 @@ class _ToCommands(Transformer):
     def eject(self, c):
         return Eject(name=str(c[0]))
 
+    def replace_player(self, c):
+        return ReplacePlayer(old=str(c[0]), new=str(c[1]))
+
+
+@cache
+def _parser() -> Lark:
+    return grammar("lui", _ToCommands())
+
+
+class _ToSettings(Transformer):
+    def start(self, c):
+        return c[-1]
+
+    def set_prize(self, c):
+        return SetPrize(seat=str(c[0]).upper(), garnets=int(c[1]), priority=int(c[2]))
+
     def set_preset(self, c):
         return SetSetting("preset", str(c[0]).upper())
 
@@ -165,13 +182,24 @@ class _ToCommands(Transformer):
     def set_standing(self, c):
         return SetSetting(_SETTING_KEYS[str(c[0]).upper()], int(c[2]), who=str(c[1]))
 
-    def replace_player(self, c):
-        return ReplacePlayer(old=str(c[0]), new=str(c[1]))
-
 
 @cache
-def _parser() -> Lark:
-    return grammar("lui", _ToCommands())
+def _settings_parser() -> Lark:
+    return grammar("lui_settings", _ToSettings())
+
+
+_SETTINGS = ("a setting (SET PRESET, SET PLAYERS, SET TIMER, SET CHIPS, SET CHIP PRICE, SET GARNETS, "
+             "SET PRIORITY, SET EC DEADLINE, SET GIFT DEADLINE, SET PRIZE)")
+
+
+def parse_setting(text: str, line_no: int = 1) -> SetSetting | SetPrize:
+    """One of the GM's SET lines before START -> its setting (SET PRIZE: a
+    SetPrize); LuiSyntaxError if it is none, naming the column (a number
+    that int() would choke on, like "²", among them). Never raises
+    anything else."""
+    return read_line(text, line_no, parser=_settings_parser, error=LuiSyntaxError, commands=_SETTINGS,
+                     describe=lambda expected: expected_text(expected, _EXPECTED, _settings_parser(), _SETTINGS,
+                                                             {"SET"}))
 
 
 def _describe(expected: set[str]) -> str:
