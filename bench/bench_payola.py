@@ -24,6 +24,17 @@ Timed, each the median of --runs, interleaved:
   the position, the orders set, processed), the baseline.
 The ratios to the adjudication are the numbers to compare between
 machines. Nothing is asserted.
+
+--worst (issue 24, docs/payola.md "Limits"): seven sheets of the attack that
+took 24-35 s and ~600 MB a phase (499 lines of 83 `+`-joined
+`NN*NNNN#NNN` offers each), now refused line by line before the parser;
+seven sheets of 500 lines the parser reads to their end before refusing
+them; and the worst the limits let through: seven sheets of MAX_SHEET_BRIBES
+bribes, lines of MAX_PIECES random `NN*NNNN#NNN` pieces on three orders
+each, from purses of 10 AgP (so that nearly every bribe is cut to 0, each
+its own event), plain and under EBAYOLA (whose rebated prices make
+more events). Each: choose_orders cold, its peak memory (tracemalloc), against
+the adjudication of the orders it chose.
 """
 
 from __future__ import annotations
@@ -143,10 +154,108 @@ def bench(name: str, units: dict[str, str], runs: int) -> None:
         print(f"  {key:<20} {ms:7.2f} ms   {ms / adj:5.2f} x the adjudication")
 
 
+def attack_sheets(units: dict[str, str]) -> dict[str, str]:
+    """Issue 24's: 499 lines a power of 83 pieces NN*NNNN#NNN on one unit."""
+    rng = random.Random(24)
+    out = {}
+    for power in POWERS:
+        unit = sorted(u for u, o in units.items() if o == power)[0]
+        line = lambda: "+".join(f"{rng.randint(10, 99)}*{rng.randint(1000, 9999)}#{rng.randint(100, 999)}"
+                                for _ in range(83)) + f" : {unit} H"  # noqa: E731
+        out[power] = "\n".join(line() for _ in range(499))
+    return out
+
+
+def garbage_sheets(units: dict[str, str]) -> dict[str, str]:
+    """500 lines a power that the parser reads to their end before it refuses
+    them: 15 alternatives, then a word no order has."""
+    rng = random.Random(25)
+    out = {}
+    for power in POWERS:
+        unit = sorted(u for u, o in units.items() if o == power)[0]
+        out[power] = "\n".join(f"{k} : {unit} H" + "".join(rng.choice([" | H", " | - XXX", " | S A MAR"])
+                                                              for _ in range(15)) + " junk"
+                               for k in range(1, 501))
+    return out
+
+
+def worst_allowed(units: dict[str, str]) -> dict[str, str]:
+    """MAX_SHEET_BRIBES a power: lines of MAX_PIECES random pieces, three
+    orders each, on every unit in turn (own and foreign)."""
+    from judge.methods.payola.bribes import MAX_SHEET_BRIBES
+    from judge.methods.payola.sheet import MAX_PIECES
+
+    possible: dict[str, list[str]] = {}
+    for order in sorted(board("standard", units).possible):
+        possible.setdefault(" ".join(order.split()[:2]), []).append(order)
+    rng = random.Random(26)
+    out = {}
+    for power in POWERS:
+        lines, made = [], 0
+        targets = sorted(units)
+        while made + MAX_PIECES * 3 <= MAX_SHEET_BRIBES:
+            unit = targets[len(lines) % len(targets)]
+            orders_ = rng.sample(possible[unit], min(3, len(possible[unit])))
+            amount = "+".join(f"{rng.randint(10, 99)}*{rng.randint(1000, 9999)}#{rng.randint(0, 999)}"
+                              for _ in range(MAX_PIECES))
+            lines.append(f"{amount} : {orders_[0]}" + "".join(" | " + o.split(" ", 2)[2] for o in orders_[1:]))
+            made += MAX_PIECES * len(orders_)
+        out[power] = "\n".join(lines)
+    return out
+
+
+def worst(runs: int) -> None:
+    import tracemalloc
+
+    from judge.methods.payola.rules import rules_from
+
+    balances = {p: 10 for p in POWERS}
+    acceptance = {p: LETTERS[POWERS.index(p)] + "?" for p in POWERS}
+    start, middle = initial_units("standard"), middle_game(34, seed=14)
+    for name, units, sheets, rules in (
+            ("issue 24's attack (refused), Spring 1901", start, attack_sheets(start), ()),
+            ("lines read to their end, then refused, Spring 1901", start, garbage_sheets(start), ()),
+            ("worst allowed, Spring 1901", start, worst_allowed(start), ()),
+            ("worst allowed, 34 units", middle, worst_allowed(middle), ()),
+            ("worst allowed, Spring 1901, EBAYOLA", start, worst_allowed(start), ("EBAYOLA",)),
+            ("worst allowed, 34 units, EBAYOLA", middle, worst_allowed(middle), ("EBAYOLA",))):
+        def choose(k: int) -> bribes.BribeResult:
+            sheet._parse.cache_clear()
+            orders._board.cache_clear()
+            return bribes.choose_orders(variant="standard", units=units, balances=balances, acceptance=acceptance,
+                                        sheets=sheets, stream=DrawStream(bytes([k % 256, 2])),
+                                        rules=rules_from({"rules": list(rules)}))
+
+        times, adj = [], []
+        result = choose(0)  # warms the map and the grammar
+        for k in range(runs):
+            t0 = perf_counter_ns()
+            result = choose(k)
+            t1 = perf_counter_ns()
+            adjudicate("standard", "S1901M", units, result.orders)
+            t2 = perf_counter_ns()
+            times.append(t1 - t0)
+            adj.append(t2 - t1)
+        tracemalloc.start()  # apart from the timing: it slows Python several times over
+        choose(0)
+        peak = tracemalloc.get_traced_memory()[1]
+        tracemalloc.stop()
+        lines = sum(len(x.splitlines()) for x in sheets.values())
+        ms, a = median_ms(times), median_ms(adj)
+        print(f"{name}: {lines} lines, {len(result.rejected)} refused, {result.passes} passes, "
+              f"{sum(result.reductions.values())} cuts")
+        print(f"  choose_orders {ms:8.1f} ms  ({ms / a:6.1f} x the adjudication, {a:.2f} ms); "
+              f"peak memory {peak / 2**20:.1f} MB")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--runs", type=int, default=30)
+    parser.add_argument("--worst", action="store_true", help="issue 24's attack and the worst the limits allow")
     args = parser.parse_args()
+    if args.worst:
+        worst(args.runs)
+        return
     bench("Spring 1901", initial_units("standard"), args.runs)
     bench("Middle game", middle_game(34, seed=14), args.runs)
 

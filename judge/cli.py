@@ -110,6 +110,7 @@ class LazyGroup(click.Group):
     # Operators of a judge that is another judge's third party (docs/blinding.md).
     "thirdparty": "judge.cli_thirdparty:thirdparty",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
+    "lui": "judge.cli_lui:lui",  # A Lowest Unique Integer game's log (docs/lui.md).
     "compile": "judge.cli_compile:compile_kernels",  # The solver's kernels, once after installing.
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })

@@ -7,9 +7,11 @@ from datetime import datetime, timedelta, timezone
 
 _DELAY = re.compile(r"^\+?\s*((?:\d+\s*[wdhm]\s*)+)$", re.I)
 _PART = re.compile(r"(\d+)\s*([wdhm])", re.I)
-_UNITS = {"w": "weeks", "d": "days", "h": "hours", "m": "minutes"}
 
 EXAMPLES = "2026-12-01 18:00 UTC, 2026-12-01T18:00+01:00 or +48h (also +3d, +1d12h, +90m)"
+# A deadline further ahead is a typo, and past datetime's range an overflow
+# that must not crash the mail it came in (issue 26: +99999999999999w).
+MAX_AHEAD = timedelta(days=3 * 366)
 
 
 class DeadlineError(ValueError):
@@ -23,9 +25,16 @@ def parse_deadline(text: str, now: datetime) -> datetime:
     if m:
         delta = timedelta()
         for amount, unit in _PART.findall(m.group(1)):
-            delta += timedelta(**{_UNITS[unit.lower()]: int(amount)})
+            # Each part alone is bounded before timedelta sees it: 10**14
+            # weeks overflow timedelta itself.
+            part = int(amount) * _MINUTES[unit.lower()]
+            if part > _MAX_MINUTES:
+                raise _too_far(text)
+            delta += timedelta(minutes=part)
         if delta <= timedelta():
             raise DeadlineError(f"the delay {text!r} is zero")
+        if delta > MAX_AHEAD:
+            raise _too_far(text)
         return now + delta
     zoned = _utc_suffix(t)
     try:
@@ -34,10 +43,26 @@ def parse_deadline(text: str, now: datetime) -> datetime:
         raise DeadlineError(f"cannot read {text!r} as a date; write it like {EXAMPLES}") from err
     if when.tzinfo is None:
         when = when.replace(tzinfo=timezone.utc)
-    when = when.astimezone(timezone.utc)
+    try:
+        when = when.astimezone(timezone.utc)  # 9999-12-31T23:59-23:59 is in the year 10000
+    except OverflowError as err:
+        if when.year > 1:
+            raise _too_far(text) from err
+        raise DeadlineError(f"{t!r} is long past") from err
     if when <= now:
         raise DeadlineError(f"{format_time(when)} is already past (it is now {format_time(now)})")
+    if when - now > MAX_AHEAD:
+        raise _too_far(text)
     return when
+
+
+_MINUTES = {"w": 7 * 24 * 60, "d": 24 * 60, "h": 60, "m": 1}
+_MAX_MINUTES = int(MAX_AHEAD.total_seconds()) // 60
+
+
+def _too_far(text: str) -> DeadlineError:
+    return DeadlineError(f"{text.strip()!r} is more than {MAX_AHEAD.days} days ahead: give a deadline within "
+                         f"{MAX_AHEAD.days // 366} years, like {EXAMPLES}")
 
 
 def _utc_suffix(t: str) -> str:

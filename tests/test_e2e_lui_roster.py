@@ -229,3 +229,44 @@ def test_the_gift_deadline_runs_out_while_the_daemon_is_down(tmp_path, database_
     assert {p.name: p.tol for p in s.players} == {"c1": 3, "c2": 1, "c3": 0, "c4": 1}
     assert judge_verify(tmp_path, stored_record(h, "gw"), "gw.json").returncode == 0
     h.close()
+
+
+def test_judge_lui_log_is_the_file_judge_resolve_replays(harness, tmp_path):
+    """Issue 26, point 15: `judge lui log GAME`, as `judge pt3 log`: the
+    running game's log from the store, which `judge resolve` replays to the
+    game as it stands."""
+    from click.testing import CliRunner
+
+    from judge.cli import main
+
+    h = harness
+    config = tmp_path / "judge.toml"
+    config.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "{h.config.database_url}"\n')
+    args = ["--config", str(config), "--data-dir", str(h.config.data_dir)]
+    runner = CliRunner()
+    h.mail(GM, "CREATE ?nolui gmpw pt3")
+    run = runner.invoke(main, [*args, "lui", "log", "nolui"])
+    assert run.exit_code != 0 and "?nolui is a pt3 game, not Lowest Unique Integer" in run.output
+    setup(h, "lg", "F8", ["d1", "d2", "d3"], PRIZES + "\nSET PLAYERS 3")
+    _, opens, _, _ = state(h, "lg")
+    say(h, "d1", "lg", "BID Z 4")  # a pregame bid
+    at(h, opens, 1)
+    h.run()
+    say(h, "d2", "lg", "BID Z 5\nBID Y 5")  # the second is refused (rule 4)
+    run = runner.invoke(main, [*args, "lui", "log", "?lg"])
+    assert run.exit_code == 0, run.output
+    data = json.loads(run.output)
+    assert data["events"] == [{"at": -24.0, "player": "d1", "text": "BID Z 4"},
+                              {"at": 1.0, "player": "d2", "text": "BID Z 5"},
+                              {"at": 1.0, "player": "d2", "text": "BID Y 5"}]
+    assert data["until"] == 1.0 and data["players"] == ["d1", "d2", "d3"]
+    path = tmp_path / "lg.json"
+    path.write_text(run.output)
+    replayed = json.loads(runner.invoke(main, ["resolve", str(path), "--format", "json"]).output)
+    live, *_ = state(h, "lg")
+    assert replayed["standing"] == {"Z": {"player": "d2", "bid": 5, "placed_at": 1.0, "ends_at": 25.0}}
+    assert [r["ok"] for r in replayed["results"]] == [True, True, False] and replayed["results"][2]["rule"] == "4"
+    assert replayed["phase"] == live.phase == "auction"
+    assert [h_["player"] for h_ in replayed["history"]] == [r.player for r in live.history]
+    run = runner.invoke(main, [*args, "lui", "log", "nosuch"])
+    assert run.exit_code != 0 and "no game 'nosuch'" in run.output

@@ -104,9 +104,10 @@ def test_a_payola_year_by_mail(harness: Harness):
     # Spring 1901: sheets, a refused line, a replaced sheet, SET ACCEPT, a transfer, LEDGER.
     reply = say(h, me["France"], "4 : A PAR - BUR\n0 : A MUN - BUR\n2 : F BRE - MAO")
     assert "a zero offer to a foreign unit: A MUN is Germany's" in reply
-    assert reply.count("offer 1 of the sheet") == 1 and "offer 2 of the sheet" in reply
+    assert reply.count("offer 1 of the sheet") == 1 and "Done: offer 2\n" in reply
+    assert reply.count("replaces your previous sheet") == 1  # said once a mail, not once a line
     reply = say(h, me["France"], "4 : A PAR - BUR\n5 : A MUN H\nF BRE - MAO")  # replaces the first
-    assert "offer 3 of the sheet" in reply
+    assert "Done: offer 3\n" in reply
     say(h, me["Germany"], "3 : A MUN - BUR\nSET ACCEPT GA")
     assert "your acceptance list is GA?" in h.body(h.last_to(addr(me["Germany"])))
     say(h, me["Austria"], "A VIE - TYR")
@@ -173,6 +174,17 @@ def test_a_payola_year_by_mail(harness: Harness):
     austria = results(h, addr(me["Austria"]), "F1901M")
     assert "ACCOUNT STATEMENT FOR ITALY" in results(h, "newitaly@example.test", "F1901M")
     assert "Previous balance:                48 AgP" in austria and "New balance:                     42 AgP" in austria
+    # Issue 26: the dislodged German army and the French one in Munich are both in the position,
+    # in the results mails and in LIST.
+    german = results(h, addr(me["Germany"]), "F1901M")
+    position = german[german.index("The position (F1901R):"):]
+    france_line = next(x for x in position.splitlines() if x.startswith("France"))
+    germany_line = next(x for x in position.splitlines() if x.startswith("Germany"))
+    assert "A MUN" in france_line and "dislodged" not in france_line
+    assert "A MUN (dislodged)" in germany_line
+    h.mail(GM, "LIST ?pay")
+    listed = h.body(h.last_to(GM))
+    assert "A MUN (dislodged)" in next(x for x in listed.splitlines() if x.strip().startswith("Germany"))
 
     # Retreats: the owner orders; a foreign power cannot.
     assert "nothing to order" in say(h, me["France"], "A MUN R BOH")

@@ -15,8 +15,10 @@ from judge.methods.lui.commands import (
     LuiSyntaxError,
     SetBoardMail,
     SetPrize,
+    SetSetting,
     ShowBoard,
     parse_line,
+    parse_setting,
     parse_lines,
 )
 from judge.syntax.errors import CommandSyntaxError
@@ -112,3 +114,44 @@ def test_both_orders_mean_the_same_bid(seat, amount, seat_first, slash):
     words = [seat.lower(), str(amount)] if seat_first else [str(amount), seat]
     line = ("/" if slash else "") + "bid " + " ".join(words)
     assert parse_line(line) == Bid(seat=seat, amount=amount, written=str(amount))
+
+
+# The GM's settings (issue 26, point 7): read by the grammar, so a number is a number.
+
+
+@pytest.mark.parametrize("line, command", [
+    ("SET PRESET f8", SetSetting("preset", "F8")),
+    ("SET PLAYERS 9", SetSetting("players", 9)),
+    ("SET CHIPS 20", SetSetting("starting_chips", 20)),
+    ("SET CHIP PRICE 2", SetSetting("chip_price", 2)),
+    ("SET TIMER 24.5", SetSetting("timer_hours", 24.5)),
+    ("SET EC DEADLINE 6", SetSetting("ec_hours", 6.0)),
+    ("SET GIFT DEADLINE 12", SetSetting("gift_hours", 12.0)),
+    ("SET GARNETS ann 2", SetSetting("garnets", 2, "ann")),
+    ("SET PRIORITY ann@example.test -3", SetSetting("priority", -3, "ann@example.test")),
+    ("SET PRIZE z 3 1", SetPrize("Z", 3, 1)),
+])
+def test_the_gms_settings_parse(line, command):
+    assert parse_setting(line) == command
+
+
+@pytest.mark.parametrize("line, column", [
+    ("SET PLAYERS ²", 13), ("SET CHIPS ²", 11), ("SET PRIZE Z ² 1", 13), ("SET GARNETS ann ²", 17),
+    ("SET CHIP PRICE ٣", 16), ("SET TIMER ²", 11),
+])
+def test_a_number_that_int_would_choke_on_is_a_syntax_error(line, column):
+    """"²".isdigit() is true and int("²") raises: SET PLAYERS ², SET CHIPS ²
+    and SET PRIZE Z ² 1 crashed the mail (issue 26, point 7). The grammar
+    takes ASCII digits only and names the column."""
+    with pytest.raises(LuiSyntaxError) as err:
+        parse_setting(line)
+    assert err.value.column == column and "expected a" in err.value.render()
+
+
+def test_a_setting_is_no_command_of_a_running_game():
+    """The settings have a grammar of their own: in a running game the GM's
+    SET TIMER 12 is no command the engine takes (live.py answers that the
+    settings are fixed), nor a line of a replay log."""
+    with pytest.raises(LuiSyntaxError):
+        parse_line("SET TIMER 12")
+    assert parse_setting("SET PRIZE Z 3 1") == parse_line("SET PRIZE Z 3 1") == SetPrize("Z", 3, 1)

@@ -441,6 +441,40 @@ def test_pregame_ties_are_broken_by_the_seeds_tiebreak_then_the_roster():
     assert any("roster's order" in w.message for w in g.of(GmWarning, events))
 
 
+SEED_PRIORITY = ("Submissions of players of higher priority will be processed first, which means the submission "
+                 "of the player with highest priority will always go through.")
+
+
+def test_the_submission_of_the_player_with_highest_priority_always_goes_through():
+    """The seed's sentence (issue 26): with priorities reds 1 and the others
+    0, four pregame bids of 5 on Z: reds's is processed first and stands;
+    the tie among the others is broken among them and never puts one of
+    them before reds."""
+    seed = ROOT.parent / "shared" / "seeds" / "lowest-unique-integer.txt"
+    if seed.exists():
+        assert SEED_PRIORITY in " ".join(seed.read_text(encoding="utf-8").split())
+    g = Game(priority={"reds": 1, "crawron": 0, "ann": 0, "bob": 0})
+    for p in ("bob", "ann", "crawron", "reds"):
+        g.ok(p, "BID Z 5", -5)
+    events = g.tick(0)
+    assert events[0].order[0] == "reds"
+    assert g.state.standing_on("Z").player == "reds"
+    assert sorted((r.player, r.rule) for r in rejected(events)) == [("ann", "2"), ("bob", "2"), ("crawron", "2")]
+
+
+def test_the_final_priority_keeps_a_player_who_had_more_ahead():
+    """Issue 26: reds alone wins priority (Z: 1); the others' tie at 0 is
+    broken among them, and reds stays first (not {reds: 1, crawron: 0,
+    ann: 2, bob: 3})."""
+    g = Game(priority={"reds": 0, "crawron": 0, "ann": 0, "bob": 0}, prizes={"Z": (0, 1)})
+    g.ok("reds", "BID Z 5", 1)
+    g.run_out()
+    final = {p.name: p.priority for p in g.state.players}
+    assert max(final, key=final.__getitem__) == "reds"
+    assert sorted(final.values()) == [0, 1, 2, 3]
+    assert final["reds"] == 3 and dict(g.state.tiebreak.gains)["reds"] == 2
+
+
 def test_an_f11_command_at_the_pregame_end_is_an_auction_bid():
     g = Game()
     events = g.ok("reds", "BID Z 5", 0)

@@ -83,3 +83,47 @@ def test_the_gms_settings_are_the_games_params():
     assert method.seats(7, {"preset": "F8"}) == 8
     with pytest.raises(engine.ParamError, match="unknown preset"):
         engine.params_from({"preset": "F9"}, 7)
+
+
+def test_the_text_opens_with_the_standings_and_lists_only_refused_events(tmp_path):
+    """Issue 26, point 15: the results opened with one "1. ok" line per event
+    (46 of them for a game); they open with the standings now, and the
+    log's refused lines alone follow them."""
+    data = {**ISSUE_EXAMPLE, "events": ISSUE_EXAMPLE["events"][:1]
+            + [{"at": 1, "player": "reds", "text": "BID Z 2"}] + ISSUE_EXAMPLE["events"][1:]}
+    path = tmp_path / "lui.json"
+    path.write_text(json.dumps(data))
+    text = CliRunner().invoke(main, ["resolve", str(path), "--format", "text"]).output
+    lines = [x for x in text.splitlines() if x.strip()]
+    assert lines[1] == "Winner: crawron, seat Z with 6." and lines[2].startswith("EC: ann")
+    assert text.index("chips  garnets") < text.index("Seats:") < text.index("Every valid bid")
+    assert "1. ok" not in text and " ok" not in text
+    tail = text[text.index("The log's lines the game refused"):]
+    assert "(1 of 3 events; the others were taken)" in tail
+    assert "event 2: refused (2): Rule 2:" in tail and tail.count("event ") == 1
+    path.write_text(json.dumps(ISSUE_EXAMPLE))
+    assert "All 2 events of the log were taken." in CliRunner().invoke(main, ["resolve", str(path), "--format",
+                                                                           "text"]).output
+
+
+def test_a_games_own_record_is_a_log_judge_resolve_reads(tmp_path):
+    """Issue 26, point 15: `judge resolve` takes a LUI game's own
+    resolution.json (the record its results carry: judge/record.py), and
+    `judge resolve --format json`'s output, and gives the game's result."""
+    from judge import record
+
+    result = replay(json.loads(json.dumps(ISSUE_EXAMPLE)))
+    sealed = record.sealed("lu", "lui", ISSUE_EXAMPLE, None, result)
+    path = tmp_path / "resolution.json"
+    path.write_bytes(record.to_bytes(sealed))
+    run = CliRunner().invoke(main, ["resolve", str(path), "--format", "json"])
+    assert run.exit_code == 0, run.output
+    out = json.loads(run.output)
+    assert {k: v for k, v in out.items() if k != "input"} == result
+    again = tmp_path / "again.json"
+    again.write_text(run.output)
+    run = CliRunner().invoke(main, ["resolve", str(again), "--format", "text"])
+    assert run.exit_code == 0 and "Winner: crawron, seat Z with 6." in run.output
+    path.write_text(json.dumps({**sealed, "method": "pt3"}))
+    run = CliRunner().invoke(main, ["resolve", str(path)])
+    assert run.exit_code != 0

@@ -36,22 +36,34 @@ def test_three_tied_take_two_rounds():
     assert dict(tb.gains) == {"a": 0, "b": 1, "c": 2}
 
 
-def test_the_single_player_who_gained_most_stays():
+def test_a_player_bumped_onto_a_higher_level_stays_below_who_was_there():
     """'all tied players except the single player who gained the most
     priority from this tiebreak gain 1 priority': b, bumped onto c's 6, stays
-    there although c was lower in the previous round."""
+    there and c goes up, although c was lower in the previous round."""
     tb = break_ties({"a": 5, "b": 5, "c": 6}, [{"a": 1, "b": 2, "c": 0}])
     assert tb.as_dict() == {"a": 5, "b": 6, "c": 7}
-    assert [(s.stayed, s.reason) for s in tb.steps] == [("a", "lowest-previous"), ("b", "most-gained")]
+    assert [(s.stayed, s.reason) for s in tb.steps] == [("a", "lowest-previous")]
+    assert dict(tb.gains) == {"a": 0, "b": 1, "c": 1}
 
 
-def test_groups_of_one_round_are_broken_together():
+def test_groups_are_broken_each_on_its_own_level():
     tb = break_ties({"a": 5, "b": 5, "c": 6, "d": 6}, [{"a": 1, "b": 2, "c": 3, "d": 4}])
-    # Round 1: a stays at 5 (b -> 6), c stays at 6 (d -> 7), at once.
-    # Round 2: b (gained 1) and c (0) at 6: b stays, c -> 7.
-    # Round 3: c and d at 7 gained 1 each: c (3 before) stays, d -> 8.
+    # Level 5: a stays (lowest before), b above it. Level 6: c stays, d above.
+    # Then a < b < c < d, each one above the one below: 5, 6, 7, 8.
     assert tb.as_dict() == {"a": 5, "b": 6, "c": 7, "d": 8}
-    assert [(s.round, s.stayed) for s in tb.steps] == [(1, "a"), (1, "c"), (2, "b"), (3, "c")]
+    assert [(s.round, s.priority, s.stayed) for s in tb.steps] == [(1, 5, "a"), (1, 6, "c")]
+
+
+def test_a_tie_below_never_passes_a_player_who_had_more():
+    """Issue 26: with a 1 and b, c, d tied at 0, the tie among b, c, d is
+    broken among them; a, who had more, stays ahead of all three."""
+    tb = break_ties({"a": 1, "b": 0, "c": 0, "d": 0}, [{"a": 0, "b": 0, "c": 1, "d": 2}])
+    assert tb.ranking() == ["a", "d", "c", "b"]
+    assert tb.as_dict() == {"a": 3, "b": 0, "c": 1, "d": 2}
+    assert [(s.group, s.stayed) for s in tb.steps] == [(("b", "c", "d"), "b"), (("c", "d"), "c")]
+    # The issue's final standings, {a: 1, b: 0, c: 2, d: 3} (a below c and d), cannot come out:
+    tb = break_ties({"a": 1, "b": 0, "c": 0, "d": 0}, [], order=["a", "b", "c", "d"])
+    assert tb.ranking()[0] == "a" and tb.fallback == (("b", "c", "d"), ("c", "d"))
 
 
 def test_an_earlier_round_decides_when_the_previous_one_is_tied_too():
@@ -97,6 +109,8 @@ def test_every_tie_is_broken_and_nobody_loses_priority(current, data):
     assert len(set(after.values())) == len(after)  # all distinct
     gains = dict(tb.gains)
     assert all(after[p] == current[p] + gains[p] and gains[p] >= 0 for p in current)
+    # A player with strictly more priority stays ahead of one with less.
+    assert all(after[p] > after[q] for p in current for q in current if current[p] > current[q])
     assert max(after.values()) <= max(current.values()) + len(current)
     # A result with no tie is left as it is.
     assert break_ties(after, [previous]).as_dict() == after

@@ -42,7 +42,25 @@ def test_the_engine_adjudicates_the_chosen_orders_like_the_engine_alone():
     assert fall["results"] == {u: [str(r) for r in rs] for u, rs in ref.result_history.last_value().items()}
     assert fall["results"]["A MUN"] == ["dislodged"]
     assert G.phase(state) == ref.get_current_phase() == "F1901R"
-    assert G.units(state) == {u.lstrip("*"): G.title(p) for p, us in ref.get_units().items() for u in us}
+    assert G.units(state) == {u: G.title(p) for p, us in ref.get_units().items() for u in us}
+
+
+def test_a_dislodged_unit_and_its_attacker_are_both_shown():
+    """Issue 26: after French A BUR - MUN dislodges German A MUN, the
+    position showed France without A MUN and Germany with it (one key for
+    both). Both are shown, the dislodged one marked as such."""
+    from judge.templating import render
+
+    state, _, fall = fall_1901()
+    units = G.units(state)
+    assert units["A MUN"] == "France" and units["*A MUN"] == "Germany"
+    assert G.standing_units(state)["A MUN"] == "France" and "*A MUN" not in G.standing_units(state)
+    assert fall["units"]["A MUN"] == "France" and fall["units"]["*A MUN"] == "Germany"
+    text = render("payola/position.txt.j2", phase=G.phase(state), centres=G.centres(state), units=units,
+                  players={}, over=False)
+    lines = {line.split()[0]: line for line in text.splitlines() if line.strip()}
+    assert "A MUN" in lines["France"] and "A MUN (dislodged)" not in lines["France"]
+    assert "A MUN (dislodged)" in lines["Germany"]
 
 
 def test_a_retreat_ordered_by_its_owner_then_adjustments():

@@ -11,6 +11,7 @@ from judge.methods.payola import commands as C
 
 
 @pytest.mark.parametrize("line", ["4 : A PAR - BUR", "!3 : A MUN - BUR", "A PAR H", "f stp/sc r bot", "25 $",
+                                  ": A PAR H", "& F BRE - MAO", "ARMY PARIS HOLDS", "fleet brest - mao",
                                   "SET ACCEPT FEGRAIT?", "transfer 5 to england", "LEDGER", "BALANCE",
                                   "WAIVE", "BUILD A PAR", "DISBAND F KIE", "PROCESS", "SET BALANCE 60",
                                   "SET POWER ann England", "SET MOVEMENT HOURS 48"])
@@ -48,3 +49,46 @@ def test_a_refused_line_names_the_column_and_what_was_expected():
     assert "expected a whole number of AgP" in text
     with pytest.raises(C.PayolaSyntaxError, match="'-' or B or BUILD or D or DISBAND or R"):
         C.parse_line("A MUN X")
+
+
+@pytest.mark.parametrize("line, command", [
+    ("SET RULE EBAYOLA zerosum", C.SetRules(add=("EBAYOLA", "ZEROSUM"))),
+    ("SET RULES -EBAYOLA", C.SetRules(remove=("EBAYOLA",))),
+    ("SET RULE NONE", C.SetRules(clear=True)),
+    ("SET TAX 3", C.SetTax(3)), ("SET TAX par 5", C.SetTax(5, "PAR")), ("SET TAX NONE", C.SetTax(None)),
+    ("SET CAP 40", C.SetCap(40)), ("SET CAP none", C.SetCap(None)),
+    ("SET DUMMY italy England", C.SetDummies(("Italy", "England"))), ("SET DUMMY NONE", C.SetDummies(())),
+])
+def test_the_gms_dpjudge_rules(line, command):
+    """Issue 26: DPjudge's RULE, TAX and CAP lines and DUMMY powers, as the GM's SET lines."""
+    assert C.claims(line) and C.parse_line(line) == command
+
+
+def test_the_rules_settings_as_the_gm_sets_them():
+    from judge.methods.payola.settings import ParamError, params_from, with_setting
+
+    raw, what = with_setting({}, C.parse_line("SET RULE PAYOLA_CLASSIC EBAYOLA"))
+    assert raw["rules"] == ["DIRECT_ONLY", "EBAYOLA", "FLAT_TAX", "NO_SAVINGS", "ZERO_FOREIGN"]
+    assert "EBAYOLA" in what
+    raw, _ = with_setting(raw, C.parse_line("SET RULE -EBAYOLA"))
+    raw, _ = with_setting(raw, C.parse_line("SET TAX PAR 5"))
+    raw, _ = with_setting(raw, C.parse_line("SET CAP 40"))
+    raw, what = with_setting(raw, C.parse_line("SET DUMMY Italy"))
+    p = params_from(raw, 7)
+    assert "EBAYOLA" not in p.rules and p.rules.taxes == (("PAR", 5),) and p.rules.cap == 40
+    assert p.dummies == ("Italy",) and "nobody plays Italy" in what
+    with pytest.raises(ParamError, match="no Payola rule the judge plays"):
+        with_setting(raw, C.parse_line("SET RULE EXCHANGE"))
+    with pytest.raises(ParamError, match="CAP"):
+        with_setting(raw, C.parse_line("SET CAP 0"))
+
+
+@pytest.mark.parametrize("line, column, expected", [
+    ("SET RULE 5", 10, "a rule's name"),
+    ("SET TAX", 8, "a whole number of AgP"),
+    ("SET CAP many", 9, "a whole number of AgP"),
+])
+def test_a_bad_rule_line_names_its_column(line, column, expected):
+    with pytest.raises(C.PayolaSyntaxError) as err:
+        C.parse_line(line)
+    assert err.value.column == column and expected in err.value.expected

@@ -123,7 +123,7 @@ def test_many_cuts_at_once_give_what_one_cut_at_a_time_gives(sheets, balances, a
 # candidates and keys, repeated offers kept as one, the passes by events)
 # is compared on random sheets.
 
-def _dpjudge(checks, balances, full_lists):
+def _dpjudge(checks, balances, full_lists, ebayola=False, dummies=()):
     offers = {p: [] for p in POWERS}
 
     def new(power, code, unit, order, amt, plateau):
@@ -165,11 +165,13 @@ def _dpjudge(checks, balances, full_lists):
                 i = full_lists[owner].index(power)
                 key["seqs"][i] = min(key["seqs"][i], offer["num"])
                 key["cost"][power] = key["cost"].get(power, 0) + offer["amt"]
+                key["plateau"][power] = key["plateau"].get(power, 0) + offer["plateau"]
 
             for power in POWERS:
                 for o in offers[power]:
                     if o["unit"] == unit and o["code"] == ":":
-                        add(keys.setdefault(o["order"], {"total": 0, "seqs": [1 << 62] * 7, "cost": {}}), power, o)
+                        add(keys.setdefault(o["order"], {"total": 0, "seqs": [1 << 62] * 7, "cost": {},
+                                                         "plateau": {}}), power, o)
             for power in POWERS:
                 for o in offers[power]:
                     if o["unit"] != unit or o["code"] == ":":
@@ -179,11 +181,29 @@ def _dpjudge(checks, balances, full_lists):
                                 or o["code"] == "@" and not moves(order) or o["code"] == "&"):
                             add(key, power, o)
             ranked = sorted(keys.items(), key=lambda kv: (-kv[1]["total"], kv[1]["seqs"]))
+            best = ranked[0][1]
+            if owner in dummies:
+                # bestOffer's end: a tie at the top between different sets of powers holds the unit.
+                ids = [x == 1 << 62 for x in best["seqs"]]
+                tied = [k for _, k in ranked[1:] if k["total"] == best["total"]]
+                if any([x == 1 << 62 for x in k["seqs"]] != ids for k in tied):
+                    chosen[unit] = f"{unit} H"
+                    for power, amount in keys[f"{unit} H"]["cost"].items():
+                        spent[power] += amount
+                    continue
             if len(ranked) > 1 and (ranked[0][1]["total"], ranked[0][1]["seqs"]) == \
                     (ranked[1][1]["total"], ranked[1][1]["seqs"]):
                 return None  # a tie no rule breaks: DPjudge's dict order, the judge's draw
             chosen[unit] = ranked[0][0]
-            for power, amount in ranked[0][1]["cost"].items():
+            cost = dict(best["cost"])
+            if ebayola:
+                # bestOffer's eBayola, its "over" never below 0 (docs/payola.md).
+                over = max(best["total"] - 1 - max(ranked[1][1]["total"] if len(ranked) > 1 else 0, 0), 0)
+                for saver in sorted((p for p, a in cost.items() if a), key=full_lists[owner].index):
+                    rebate = min(cost[saver] - best["plateau"][saver], over)
+                    cost[saver] -= rebate
+                    over -= rebate
+            for power, amount in cost.items():
                 spent[power] += amount
         over = [p for p in POWERS if spent[p] > liquid[p]]
         if not over:
@@ -217,3 +237,37 @@ def test_the_same_orders_and_debits_as_dpjudges_way(sheets, balances, full_lists
                           stream=DrawStream(b"dp"))
     assert (got.orders, got.spent, got.reductions) == expected
     assert not got.draws
+
+
+@settings(max_examples=40, derandomize=True, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(sheets_st, balances_st, full_lists_st, st.sets(st.sampled_from(POWERS), max_size=3), st.booleans())
+def test_ebayola_and_dummies_as_dpjudge_has_them(sheets, balances, full_lists, dummies, ebayola):
+    """EBAYOLA's rebates and the dummies' tie rule (issue 26) against the
+    independent reading of DPjudge's bestOffer, and the passes by events
+    against a cut at a time with both."""
+    from hypothesis import assume
+
+    from judge.methods.payola.bribes import _check, resolve_checked
+    from judge.methods.payola.rules import rules_from
+
+    rules = rules_from({"rules": ["EBAYOLA"] if ebayola else []})
+    sheets = {p: t for p, t in sheets.items() if p not in dummies}
+    position = board("standard", START)
+
+    def checks():
+        return {p: _check(position, p, sheets.get(p, ""), rules, balances[p], sorted(dummies)) for p in POWERS}
+
+    expected = _dpjudge(checks(), balances, full_lists, ebayola, dummies)
+    assume(expected is not None)
+    letters = {p: "".join(q[0] for q in full_lists[p]) for p in POWERS}
+    given_order = {d: full_lists[d] for d in dummies}  # a dummy's list is "?": its draw, given
+    got = resolve_checked(position=position, checks=checks(), balances=balances, acceptance=letters,
+                          stream=DrawStream(b"dp"), random_order=given_order, rules=rules, dummies=sorted(dummies))
+    assert (got.orders, got.spent, got.reductions) == expected
+    slow = resolve_checked(position=position, checks=checks(), balances=balances, acceptance=letters,
+                           stream=DrawStream(b"dp"), random_order=given_order, rules=rules, dummies=sorted(dummies),
+                           stepwise=True)
+    assert (got.orders, got.spent, got.reductions, got.passes, got.accepted) == \
+           (slow.orders, slow.spent, slow.reductions, slow.passes, slow.accepted)
+    for power in POWERS:
+        assert 0 <= got.spent[power] <= max(balances[power] - got.savings[power], 0)

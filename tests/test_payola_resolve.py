@@ -143,3 +143,84 @@ def test_the_cli_refuses_a_bad_file_with_the_reason(tmp_path):
     run = subprocess.run([str(BIN / "judge"), "resolve", str(path), "--seed", "01"], capture_output=True,
                          text=True, timeout=120)
     assert run.returncode != 0 and "a movement phase" in run.stderr
+
+
+# Issue 26: DPjudge's rules, dummies and order forms through `judge resolve`.
+
+BOARD = {"A PAR": "France", "A MAR": "France", "A BUR": "Germany", "A MUN": "Germany", "A VIE": "Austria",
+         "F LON": "England"}
+POWERS = ["Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey"]
+
+
+def phase(sheets, **more):
+    data = {"method": "payola", "variant": "standard", "phase": "S1901M", "units": BOARD,
+            "balances": {p: 30 for p in POWERS}, "sheets": sheets,
+            "acceptance": {"France": "FGEARIT", "Germany": "GFEARIT", "Austria": "AFGERIT", "England": "EFGARIT"},
+            **more}
+    return resolve_file(data, b"\x26")
+
+
+def refusals(result):
+    return [(r["power"], r["line"], r["reason"]) for r in result["rejected"]]
+
+
+def test_dpjudges_support_to_hold_with_h_is_taken():
+    """The issue: `A PAR S A BUR H` was refused; DPjudge's expandOrder takes it."""
+    r = phase({"France": "2 : A PAR S A BUR H\n1 : A MAR SUPPORTS A BUR HOLD"})
+    assert not r["rejected"]
+    assert r["orders"]["A PAR"] == "A PAR S A BUR" and r["orders"]["A MAR"] == "A MAR S A BUR"
+
+
+@pytest.mark.parametrize("rule, sheet, refused", [
+    ("NO_SAVINGS", "5 $", "savings ($) are not allowed"),
+    ("NO_SAVINGS", "5#3 : A PAR - PIC", "plateaus (#) are not allowed"),
+    ("NO_PLATEAU", "5# : A PAR - PIC", "plateaus (#) are not allowed"),
+    ("DIRECT_ONLY", "5 & A BUR - MUN", "only direct offers"),
+    ("DIRECT_ONLY", "2*2 : A PAR - PIC", "repetition (*) and augmentation (+)"),
+    ("LIMIT_OFFERS", "20 : A PAR - PIC\n20 : A BUR - RUH", "more than the 30 AgP you hold"),
+    ("PAY_DUMMIES", "3 : A BUR - RUH", "only dummies' units are bribed"),
+])
+def test_each_rule_that_refuses_a_line(rule, sheet, refused):
+    plain = phase({"France": sheet})
+    assert not plain["rejected"]
+    r = phase({"France": sheet}, rules=[rule], dummies=["Austria"] if rule == "PAY_DUMMIES" else [])
+    (reason,) = [x[2] for x in refusals(r)]
+    assert refused in reason and r["rules"] == [rule]
+
+
+def test_zero_foreign_takes_a_zero_offer_to_a_foreign_unit():
+    assert "zero offer" in refusals(phase({"France": "0 : A BUR - RUH"}))[0][2]
+    assert not phase({"France": "0 : A BUR - RUH"}, rules=["ZERO_FOREIGN"])["rejected"]
+
+
+def test_ebayola_and_public_totals():
+    """France 9#6 for BUR-RUH against Germany's 4 for BUR-MUN... Germany owns
+    A BUR: its 0 : H is beaten; France pays one more than Germany's 4: 5
+    (its plateau 6 is kept: it pays 6); under PUBLIC_TOTALS the plateau
+    does not count: 5."""
+    sheets = {"France": "9#6 : A BUR - RUH", "Germany": "4 : A BUR - MUN"}
+    assert phase(sheets)["spent"]["France"] == 9
+    assert phase(sheets, rules=["EBAYOLA"])["spent"]["France"] == 6
+    r = phase(sheets, rules=["EBAYOLA", "PUBLIC_TOTALS"])
+    assert r["spent"]["France"] == 5 and r["chart"]["A BUR"]["paid"] == 5
+
+
+def test_zerosum_counts_what_each_owner_was_paid():
+    r = phase({"France": "7 : A BUR - RUH", "England": "2 : F LON - NTH"}, rules=["ZEROSUM"])
+    assert r["profits"]["Germany"] == 7 and r["profits"]["England"] == 2 and r["profits"]["France"] == 0
+    assert phase({"France": "7 : A BUR - RUH"})["profits"] == {}
+
+
+def test_dummies_hold_on_a_tie_between_powers_and_have_no_list():
+    """pages/Rules 3.5 (bestOffer): Austria is a dummy; France and Germany
+    offer 5 each for different orders of A VIE: it holds, nobody pays."""
+    r = phase({"France": "5 : A VIE - BOH", "Germany": "5 : A VIE - TYR"}, dummies=["austria"])
+    assert r["orders"]["A VIE"] == "A VIE H" and r["dummy_holds"] == ["A VIE"]
+    assert r["spent"]["France"] == r["spent"]["Germany"] == 0
+    assert sorted(r["random_order"]["Austria"]) == POWERS  # "?" alone: every power drawn
+    not_dummy = phase({"France": "5 : A VIE - BOH", "Germany": "5 : A VIE - TYR"})
+    assert not_dummy["orders"]["A VIE"] == "A VIE - BOH"  # Austria's list puts France before Germany
+    with pytest.raises(ResolveInputError, match="a dummy sends no offer sheet"):
+        phase({"Austria": "3 : A VIE H"}, dummies=["Austria"])
+    with pytest.raises(ResolveInputError, match="no Payola rule the judge plays"):
+        phase({}, rules=["EXCHANGE"])

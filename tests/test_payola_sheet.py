@@ -132,8 +132,10 @@ def test_the_parser_is_lalr_so_a_line_costs_linear_time():
     """Design rule: no input costs more than linear time. LALR(1) reads each
     token once; a sheet is cut at MAX_LINES and a line at MAX_LINE_LENGTH."""
     assert sheet._parser().options.parser == "lalr"
-    long = "1 : A PAR - BUR" + " | - GAS | H" * 80
-    assert len(offer(long).orders) == 161
+    long = "1 : A PAR - BUR" + " | - GAS | H" * 7
+    assert len(offer(long).orders) == 15
+    with pytest.raises(SheetSyntaxError, match="at most 16 orders"):  # counted before the parser reads it
+        parse_line("1 : A PAR - BUR" + " | - GAS | H" * 80)
     many = "\n".join(["1 : A PAR H"] * (sheet.MAX_LINES + 5))
     parsed = parse_sheet(many)
     assert len(parsed) == sheet.MAX_LINES + 1 and isinstance(parsed[-1][1], SheetSyntaxError)
@@ -213,3 +215,49 @@ def test_a_refused_line_leaves_the_rest_standing_and_savings_add_up():
     assert [(r.line, r.power) for r in got.rejected] == [(2, "France"), (4, "France")]
     assert got.rejected[1].reason.startswith("line 4: foo bar\n")
     assert got.savings == 25
+
+
+# DPjudge's order forms (issue 26): what its expandOrder reads, check_sheet takes.
+
+@pytest.mark.parametrize("written, canonical", [
+    ("4 : A PAR S A BUR H", "A PAR S A BUR"),  # support to hold written with H (expandOrder drops it)
+    ("4 : A PAR S BUR H", "A PAR S A BUR"),
+    ("ARMY PARIS SUPPORTS ARMY BURGUNDY", "A PAR S A BUR"),
+    ("3 : A PAR-BUR", "A PAR - BUR"),
+    ("3 : A PAR BUR", "A PAR - BUR"),  # the hyphen left out
+    ("2 ! A PAR MOVES TO BUR", "A PAR - BUR"),
+    ("2 > ARMY IN PARIS ATTACKS GASCONY", "A PAR - GAS"),
+    ("1 : A MAR SUPPORTS A PAR TO BUR", "A MAR S A PAR - BUR"),
+    ("FRENCH A PAR HOLDS", "A PAR H"),
+    ("F BREST HOLD.", "F BRE H"),
+    ("1 : F BRE - ENGLISH CHANNEL", "F BRE - ENG"),
+    ("0 : F BRE - MID ATLANTIC OCEAN", "F BRE - MAO"),
+])
+def test_dpjudges_order_forms_are_taken(written, canonical):
+    units = {**START, "A BUR": "Germany"}  # Germany's army stands in Burgundy, to be supported
+    got = check_sheet(variant="standard", units=units, power="France", text=written)
+    assert not got.rejected, got.rejected
+    (line,) = got.lines
+    assert line.orders == (canonical,) and line.text == written
+
+
+def test_dpjudges_forms_in_alternatives_and_coasts():
+    got = check("5 : A PAR - BUR | GAS | S A MAR - BUR | HOLDS", "France")
+    assert got.lines[0].orders == ("A PAR - BUR", "A PAR - GAS", "A PAR S A MAR - BUR", "A PAR H")
+    russia = check_sheet(variant="standard", units=START, power="Russia",
+                         text="2 : F STP(SC) - BOT\n1 : F SEV - BLACK SEA")
+    assert [x.orders for x in russia.lines] == [("F STP/SC - BOT",), ("F SEV - BLA",)]
+
+
+def test_a_line_no_form_reads_is_refused_as_written_with_its_column():
+    got = check("foo bar\n4 : A PAR S A BUR H H")
+    assert [r.line for r in got.rejected] == [1, 2] and not got.lines
+    assert got.rejected[0].reason.startswith("line 1: foo bar\n")
+
+
+def test_the_rewriting_is_bounded_whatever_the_line():
+    """Map.compact tries every run of words: an alternative of more words than
+    any order is not rewritten (refused as written), so a line costs linear time."""
+    long = "4 : A PAR " + "NORTH " * 150
+    got = check(long)
+    assert len(got.rejected) == 1 and not got.lines

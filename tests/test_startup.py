@@ -112,7 +112,7 @@ def test_deliver_beside_the_daemon_stores_without_sqlalchemy(tmp_path):
 def test_help_lists_every_subcommand_with_its_summary():
     out = CliRunner().invoke(main, ["--help"]).output
     listed = {line.split()[0] for line in out.split("Commands:")[1].splitlines() if line.strip()}
-    assert listed == {"blind", "compile", "deliver", "games", "log", "migrate", "moderator", "outbox", "pt3",
+    assert listed == {"blind", "compile", "deliver", "games", "log", "lui", "migrate", "moderator", "outbox", "pt3",
                       "quarantine", "resolve", "serve", "thirdparty", "unlock", "unstick", "verify", "web"}
     assert "Blinding: get a random power" in out  # a lazily loaded command's own help line
     assert "Lift the password lock" in out

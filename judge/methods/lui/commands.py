@@ -79,11 +79,35 @@ class ReplacePlayer(Command):
     new: str
 
 
+@dataclass(frozen=True)
+class SetSetting(Command):
+    """The GM's setting before START (live.py's SET lines, read by
+    parse_setting so that a number is a number: SET PLAYERS ², SET CHIPS ²
+    crashed int()).
+    `key`: preset, starting_chips, players, chip_price, timer_hours,
+    ec_hours, gift_hours, garnets or priority; `who`: the player of a
+    garnets or priority setting, as written."""
+
+    key: str
+    value: int | float | str
+    who: str | None = None
+
+
+# A setting's keyword -> the Settings field (or the game's own) it sets.
+_SETTING_KEYS = {"CHIPS": "starting_chips", "PLAYERS": "players", "EC": "ec_hours", "GIFT": "gift_hours",
+                 "GIFTS": "gift_hours", "GARNETS": "garnets", "PRIORITY": "priority"}
+
+
 _EXPECTED = {
     "SEAT": "a seat's letter (like Z)",
     "AMOUNT": "a number of chips",
     "COUNT": "a whole number",
     "ONOFF": "ON or OFF",
+    "SIGNED": "a whole number",
+    "HOURS": "a number of hours",
+    "COUNT_SETTING": "CHIPS or PLAYERS",
+    "DEADLINE_OF": "EC or GIFT",
+    "STANDING": "GARNETS or PRIORITY",
     "NAME": "a player's name",
     "$END": "the end of the line",
 }
@@ -131,6 +155,51 @@ class _ToCommands(Transformer):
 @cache
 def _parser() -> Lark:
     return grammar("lui", _ToCommands())
+
+
+class _ToSettings(Transformer):
+    def start(self, c):
+        return c[-1]
+
+    def set_prize(self, c):
+        return SetPrize(seat=str(c[0]).upper(), garnets=int(c[1]), priority=int(c[2]))
+
+    def set_preset(self, c):
+        return SetSetting("preset", str(c[0]).upper())
+
+    def set_count(self, c):
+        return SetSetting(_SETTING_KEYS[str(c[0]).upper()], int(c[1]))
+
+    def set_chip_price(self, c):
+        return SetSetting("chip_price", int(c[0]))
+
+    def set_hours(self, c):
+        return SetSetting("timer_hours", float(c[0]))
+
+    def set_deadline(self, c):
+        return SetSetting(_SETTING_KEYS[str(c[0]).upper()], float(c[1]))
+
+    def set_standing(self, c):
+        return SetSetting(_SETTING_KEYS[str(c[0]).upper()], int(c[2]), who=str(c[1]))
+
+
+@cache
+def _settings_parser() -> Lark:
+    return grammar("lui_settings", _ToSettings())
+
+
+_SETTINGS = ("a setting (SET PRESET, SET PLAYERS, SET TIMER, SET CHIPS, SET CHIP PRICE, SET GARNETS, "
+             "SET PRIORITY, SET EC DEADLINE, SET GIFT DEADLINE, SET PRIZE)")
+
+
+def parse_setting(text: str, line_no: int = 1) -> SetSetting | SetPrize:
+    """One of the GM's SET lines before START -> its setting (SET PRIZE: a
+    SetPrize); LuiSyntaxError if it is none, naming the column (a number
+    that int() would choke on, like "²", among them). Never raises
+    anything else."""
+    return read_line(text, line_no, parser=_settings_parser, error=LuiSyntaxError, commands=_SETTINGS,
+                     describe=lambda expected: expected_text(expected, _EXPECTED, _settings_parser(), _SETTINGS,
+                                                             {"SET"}))
 
 
 def _describe(expected: set[str]) -> str:

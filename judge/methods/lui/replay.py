@@ -41,6 +41,24 @@ class ReplayError(ValueError):
     """A log that cannot be replayed (as opposed to a command the game refuses)."""
 
 
+def _log_of(data: dict[str, Any]) -> dict[str, Any]:
+    """The log itself, also from a game's own record: the resolution.json of
+    its results mail or web page (judge/record.py), or `judge resolve
+    --format json`'s output, each of which holds it as "input"."""
+    from judge.record import FORMAT
+
+    for _ in range(3):  # a resolve output of a record holds the record, which holds the log
+        if not (data.get("format") == FORMAT or ("input" in data and "events" not in data)):
+            return data
+        inner = data.get("input")
+        if not isinstance(inner, dict):
+            raise ReplayError("the record holds no log (its \"input\")")
+        if data.get("method", engine.NAME) != engine.NAME:
+            raise ReplayError(f"the record is of a {data.get('method')!r} game, not {engine.NAME!r}")
+        data = inner
+    raise ReplayError("a record within a record within a record: give the game's log or its record")
+
+
 @dataclass(frozen=True)
 class Replayed:
     state: State
@@ -57,6 +75,7 @@ def replay(data: dict[str, Any]) -> dict[str, Any]:
 def run(data: dict[str, Any]) -> Replayed:
     if not isinstance(data, dict):
         raise ReplayError("the log is a JSON object")
+    data = _log_of(data)
     unknown = sorted(set(data) - _KEYS)
     if unknown:
         raise ReplayError(f"unknown key{'s' if len(unknown) > 1 else ''} {', '.join(unknown)}; the keys are "

@@ -3,7 +3,8 @@ besides the offer sheet's lines (payola-core's grammars/payola.lark).
 
 Which lines are Payola's: `claims` says, before any parsing, from the first
 words: SET ACCEPT, TRANSFER, LEDGER, BALANCE, WAIVE, BUILD, DISBAND,
-REMOVE, the GM's SET BALANCE / SET POWER / SET ... HOURS and PROCESS, and
+REMOVE, the GM's SET BALANCE / SET POWER / SET ... HOURS / SET RULE / SET
+TAX / SET CAP / SET DUMMY and PROCESS, and
 the lines of an offer sheet or of a retreat or adjustment order (a line
 that starts with a digit, "!" or a unit, "A PAR ..."). A claimed line the
 grammar refuses raises PayolaSyntaxError (line, column, caret, expected).
@@ -21,10 +22,12 @@ from judge.syntax.errors import CommandSyntaxError, fault
 from judge.syntax.lines import MAX_LINE_LENGTH, grammar
 
 _OWN = {"TRANSFER", "LEDGER", "BALANCE", "WAIVE", "BUILD", "DISBAND", "REMOVE", "PROCESS"}
-_SET = {"ACCEPT", "BALANCE", "POWER", "MOVEMENT", "RETREAT", "ADJUSTMENT"}
+_SET = {"ACCEPT", "BALANCE", "POWER", "MOVEMENT", "RETREAT", "ADJUSTMENT", "RULE", "RULES", "TAX", "CAP", "DUMMY",
+        "DUMMIES"}
 # An offer line (payola-core's grammar) or a unit's order: "4 : A PAR - BUR",
-# "!2 : ...", "A PAR - BUR" (a bare order), "F STP/SC R BOT".
-_SHEET_OR_ORDER = re.compile(r"^\s*(\d|!|[AF]\s+[A-Z]{3}\b)", re.IGNORECASE)
+# "!2 : ...", ": A PAR H" (DPjudge: no amount is 0), "A PAR - BUR" (a bare
+# order), "ARMY PARIS HOLDS" (DPjudge's words), "F STP/SC R BOT".
+_SHEET_OR_ORDER = re.compile(r"^\s*(\d|[!:>@&]|[AF]\s+[A-Z]{3}|(ARMY|FLEET)\s)", re.IGNORECASE)
 
 
 class PayolaSyntaxError(CommandSyntaxError):
@@ -74,6 +77,32 @@ class SetHours:
 @dataclass(frozen=True)
 class Process:
     pass
+
+
+@dataclass(frozen=True)
+class SetRules:
+    """SET RULE EBAYOLA -ZEROSUM: rules added, and taken away (a leading -);
+    SET RULE NONE: `clear`, all taken away first."""
+
+    add: tuple[str, ...] = ()
+    remove: tuple[str, ...] = ()
+    clear: bool = False
+
+
+@dataclass(frozen=True)
+class SetTax:
+    amount: int | None  # None: SET TAX NONE
+    centre: str | None = None  # SET TAX PAR 5: one centre's value
+
+
+@dataclass(frozen=True)
+class SetCap:
+    amount: int | None  # None: SET CAP NONE
+
+
+@dataclass(frozen=True)
+class SetDummies:
+    powers: tuple[str, ...]  # (): SET DUMMY NONE
 
 
 def claims(line: str) -> bool:
@@ -129,6 +158,26 @@ class _ToCommands(Transformer):
     def process(self, c):
         return Process()
 
+    def set_rule(self, c):
+        names = [str(x).upper() for x in c]
+        if names == ["NONE"]:
+            return SetRules(clear=True)
+        return SetRules(add=tuple(n for n in names if not n.startswith("-")),
+                        remove=tuple(n[1:] for n in names if n.startswith("-")))
+
+    def set_tax(self, c):
+        if len(c) == 2:
+            return SetTax(int(c[1]), str(c[0]).upper())
+        return SetTax(None if c[0].type == "NONE" else int(c[0]))
+
+    def set_cap(self, c):
+        return SetCap(None if c[0].type == "NONE" else int(c[0]))
+
+    def set_dummy(self, c):
+        if len(c) == 1 and c[0].type == "NONE":
+            return SetDummies(())
+        return SetDummies(tuple(str(x).title() for x in c))
+
     def start(self, c):
         return c[0]
 
@@ -142,6 +191,8 @@ _EXPECTED = {
     "PHASE_KIND": "MOVEMENT, RETREAT or ADJUSTMENT",
     "POWER_NAME": "a power's name, like England",
     "NAME": "a player's address",
+    "RULE_NAME": "a rule's name, like EBAYOLA",
+    "NONE": "NONE",
     "$END": "the end of the line",
 }
 

@@ -15,6 +15,11 @@ gives (bribes.resolve_checked(stepwise=True); tests/test_payola_property.py
 compares them), and the work is a few sums per event instead of the whole
 board per cut: a 9999 AgP offer from an empty purse is one event.
 
+Under EBAYOLA a power pays a rebated price, not its offer: between two
+events the price is still a straight line of the cuts as long as no
+branch of its arithmetic changes (bribes._ebayola_run says for how long),
+and the best losing order stays the same; those are events too.
+
 Pure; the bribes are duck-typed (power, amount, plateau, count) so that
 this module imports nothing of bribes.py.
 """
@@ -28,13 +33,22 @@ INF = 1 << 62
 
 
 def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequence[Any]], names: Sequence[str],
-           liquid: Mapping[str, int], pick: Callable[[str, Sequence[Any], list[int]], Any]
-           ) -> tuple[dict[str, Any], dict[str, int], int]:
+           liquid: Mapping[str, int], pick: Callable[[str, Sequence[Any], list[int]], Any],
+           charge: Callable[..., dict[str, int]] | None = None, dummies: frozenset[int] = frozenset(),
+           charge_run: Callable[..., tuple[int, dict[str, int]]] | None = None
+           ) -> tuple[dict[str, Any], dict[str, int], int, dict[str, dict[str, int]]]:
     """The passes of one phase: (unit -> the winning candidate, power -> its
-    cuts, the number of passes a cut at a time makes). `pick(unit,
-    candidates, totals)` chooses among a unit's candidates (5.1-5.4 and the
-    draw). Leaves each bribe's amount (and plateau, once forgotten) as the
-    cuts made them."""
+    cuts, the number of passes a cut at a time makes, unit -> what each
+    power pays its order). `pick(unit, candidates, totals)` chooses among a
+    unit's candidates (5.1-5.4, the draw, a dummy's hold). `charge(unit,
+    chosen, totals, paid, plateaus)`: what each power pays, when that is
+    not what it offered (EBAYOLA); `charge_run(unit, chosen, paid,
+    plateaus, falls, runner_total, runner_fall)`: for how many cuts that
+    price stays one straight line, and each power's fall a cut (without it,
+    the passes are made a cut at a time). `dummies`: the units
+    (indices in `board`) whose `pick` holds on a tie between powers, so
+    that a tie, not only a pass, ends a run of cuts. Leaves each bribe's
+    amount (and plateau, once forgotten) as the cuts made them."""
     every = [b for name in names for b in bribes[name]]
     index = {id(b): i for i, b in enumerate(every)}
     base = [b.amount for b in every]
@@ -54,15 +68,14 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
     holders: list[list[int]] = [[] for _ in every]  # bribe -> the candidates its money goes to
     total: list[dict[str, int]] = [{} for _ in cands]
     slope: list[dict[str, int]] = [{} for _ in cands]
-    of_power: dict[str, set[int]] = {n: set() for n in names}  # power -> candidates it has money in
+    plateau: list[dict[str, int]] = [{} for _ in cands]  # what each power's money there may not fall below
     for ci, c in enumerate(cands):
         for b in c.bribes:
             i = index[id(b)]
             holders[i].append(ci)
             total[ci][b.power] = total[ci].get(b.power, 0) + base[i] * count[i]
+            plateau[ci][b.power] = plateau[ci].get(b.power, 0) + floor[i] * count[i]
             slope[ci].setdefault(b.power, 0)
-            of_power[b.power].add(ci)
-    units_of = {n: {unit_of[ci] for ci in of_power[n]} for n in names}
     sums = [sum(d.values()) for d in total]  # each candidate's total
 
     cuts = {n: 0 for n in names}
@@ -70,16 +83,22 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
     at_forget = list(base)
     falling: dict[str, list[tuple[int, int]]] = {n: [] for n in names}  # (cuts at which it stops, bribe)
 
+    # power -> the candidates whose total its cuts lower now (a slope above 0): only their units can
+    # change, so only they are passed again and looked at for the next event.
+    moving: dict[str, set[int]] = {n: set() for n in names}
+
     def start_falling(i: int, stops_at: int) -> None:
         heapq.heappush(falling[owner[i]], (stops_at, i))
         for ci in holders[i]:
             slope[ci][owner[i]] += count[i]
+            moving[owner[i]].add(ci)
 
     for i in range(len(every)):
         if base[i] > floor[i]:
             start_falling(i, base[i] - floor[i])
 
     winners: list[int] = [0] * len(board)
+    paid: list[dict[str, int]] = [{} for _ in board]
     dirty = set(range(len(board)))
     rounds = 0
     while True:
@@ -87,16 +106,21 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
         for u in dirty:
             lo, hi = first[u], first[u + 1]
             chosen = pick(board[u][0], board[u][1], sums[lo:hi])
-            winners[u] = lo + next(k for k, c in enumerate(board[u][1]) if c is chosen)
+            winners[u] = w = lo + next(k for k, c in enumerate(board[u][1]) if c is chosen)
+            paid[u] = total[w] if charge is None else charge(
+                board[u][0], chosen, sums[lo:hi], dict(total[w]),
+                {p: 0 if p in forgot_at else v for p, v in plateau[w].items()})  # forgotten plateaus are 0
         cost = {n: 0 for n in names}
-        for w in winners:
-            for name, amount in total[w].items():
+        for each in paid:
+            for name, amount in each.items():
                 cost[name] += amount
         over = [n for n in names if cost[n] > liquid[n]]
         if not over:
             break
+        forgot_now = False
         for name in over:
             if not falling[name]:
+                forgot_now = True
                 # All at their plateaus: they are forgotten, and all fall to 0 (reduce).
                 assert name not in forgot_at, "a power with nothing left to cut spends nothing"
                 forgot_at[name] = cuts[name]
@@ -105,10 +129,23 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
                     at_forget[i] = floor[i]
                     if floor[i] > 0:
                         start_falling(i, cuts[name] + floor[i])
-        k = _run_length(over, board, first, winners, sums, slope, falling, cuts, cost, liquid, units_of)
+        dirty = {unit_of[ci] for n in over for ci in moving[n]}
+        priced = None
+        if charge_run is not None:
+            def priced(u: int, w: int, runner: int | None) -> tuple[int, dict[str, int]]:
+                """The cuts for which unit u's price stays one straight line, and each power's fall a cut."""
+                falls = {n: (slope[w].get(n, 0) if n in over else 0) for n in total[w]}
+                runner_total = None if runner is None else sums[runner]
+                runner_fall = 0 if runner is None else sum(slope[runner].get(n, 0) for n in over)
+                return charge_run(board[u][0], cands[w], dict(total[w]),
+                                  {p: 0 if p in forgot_at else v for p, v in plateau[w].items()}, falls,
+                                  runner_total, runner_fall)
+        # A price (EBAYOLA) counts plateaus: forgetting them changes it at once, so one cut, then look again.
+        k = 1 if charge is not None and (charge_run is None or forgot_now) else _run_length(
+            over, board, first, winners, sums, slope, falling, cuts, cost, liquid, dirty, dummies, priced, names)
         for name in over:
             cuts[name] += k
-            for ci in of_power[name]:
+            for ci in moving[name]:
                 fall = k * slope[ci][name]
                 total[ci][name] -= fall
                 sums[ci] -= fall
@@ -117,8 +154,9 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
                 _, i = heapq.heappop(heap)
                 for ci in holders[i]:
                     slope[ci][name] -= count[i]
+                    if not slope[ci][name]:
+                        moving[name].discard(ci)
         rounds += k - 1
-        dirty = set().union(*(units_of[n] for n in over))
 
     for i, b in enumerate(every):
         if b.power in forgot_at:
@@ -126,29 +164,61 @@ def passes(board: Sequence[tuple[str, Sequence[Any]]], bribes: Mapping[str, Sequ
             b.amount = max(0, at_forget[i] - (cuts[b.power] - forgot_at[b.power]))
         else:
             b.amount = max(floor[i], base[i] - cuts[b.power])
-    return {board[u][0]: cands[w] for u, w in enumerate(winners)}, cuts, rounds
+    return ({board[u][0]: cands[w] for u, w in enumerate(winners)}, cuts, rounds,
+            {board[u][0]: dict(paid[u]) for u in range(len(board))})
 
 
 def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], first: list[int], winners: list[int],
                 sums: list[int], slope: list[dict[str, int]],
                 falling: Mapping[str, list[tuple[int, int]]], cuts: Mapping[str, int], cost: Mapping[str, int],
-                liquid: Mapping[str, int], units_of: Mapping[str, set[int]]) -> int:
+                liquid: Mapping[str, int], changing: set[int], dummies: frozenset[int] = frozenset(),
+                priced: Callable[[int, int, int | None], tuple[int, dict[str, int]]] | None = None,
+                names: Sequence[str] = ()) -> int:
     """k such that cutting `over` k times at once is what k passes would
     do: for the first k-1 cuts no winner changes or newly ties, the same
     powers and only they overspend, and no bribe stops falling before the
-    k-th (see the module's docstring)."""
+    k-th (see the module's docstring). For a dummy's unit the top orders
+    must stay the same ones: a new tie there may hold the unit. `changing`:
+    the units whose totals the cuts lower (no other unit can change).
+    `priced`: when a power pays another price than its offer (EBAYOLA),
+    each changing unit's run of one straight price and its falls; the
+    unit's best losing order must then stay the same one too, and a power
+    that does not overspend may come to (its price rising as a saving
+    shrinks)."""
     k = INF
+    rate: dict[int, int] = {}
+    for u in changing:
+        for ci in range(first[u], first[u + 1]):
+            rate[ci] = sum(slope[ci].get(n, 0) for n in over)
+    if priced is None:
+        drops = {name: sum(slope[winners[u]].get(name, 0) for u in changing) for name in over}
+    else:
+        drops = dict.fromkeys(names, 0)
+        for u in changing:
+            w = winners[u]
+            others = [ci for ci in range(first[u], first[u + 1]) if ci != w]
+            runner = max(others, key=lambda ci: (sums[ci], -rate[ci])) if others else None
+            run, falls = priced(u, w, runner)
+            k = min(k, run)
+            for name, fall in falls.items():
+                drops[name] += fall
+            if runner is not None:
+                # The best losing order must stay the best: the first cut at which another reaches it.
+                for ci in others:
+                    closing = rate[runner] - rate[ci]
+                    if ci != runner and closing > 0:
+                        k = min(k, -(-(sums[runner] - sums[ci]) // closing))
+        for name, drop in drops.items():
+            if name not in over and drop < 0:
+                k = min(k, (liquid[name] - cost[name]) // -drop + 1)  # the first cut at which it overspends
     for name in over:
         k = min(k, falling[name][0][0] - cuts[name])
-        drop = sum(slope[w].get(name, 0) for w in winners)
-        if drop:
-            k = min(k, -(-(cost[name] - liquid[name]) // drop))
-    if len(over) == 1:  # the common case: one power's slope
-        (only,) = over
-        rate = [s.get(only, 0) for s in slope]
-    else:
-        rate = [sum(s.get(n, 0) for n in over) for s in slope]
-    for u in set().union(*(units_of[n] for n in over)):
+        if drops.get(name, 0) > 0:
+            k = min(k, -(-(cost[name] - liquid[name]) // drops[name]))
+    for u in changing:
+        if u in dummies:
+            k = min(k, _top_run(u, first, sums, rate))
+            continue
         w = winners[u]
         key_w = board[u][1][w - first[u]].key
         total_w, drop_w = sums[w], rate[w]
@@ -161,3 +231,20 @@ def _run_length(over: list[str], board: Sequence[tuple[str, Sequence[Any]]], fir
             # with a better tie-break (5.2-5.4): the first cut that ends it.
             k = min(k, gap // closing + 1 if key_w < board[u][1][ci - first[u]].key else -(-gap // closing))
     return max(k, 1)
+
+
+def _top_run(u: int, first: list[int], sums: list[int], rate: Mapping[int, int]) -> int:
+    """The cuts for which a dummy's unit keeps the same top orders: 1 when
+    tied top orders fall at different rates (they part at once), else the
+    first cut at which another order reaches them."""
+    lo, hi = first[u], first[u + 1]
+    top = max(sums[lo:hi])
+    tops = [ci for ci in range(lo, hi) if sums[ci] == top]
+    if len({rate[ci] for ci in tops}) > 1:
+        return 1
+    k = INF
+    for ci in range(lo, hi):
+        closing = rate[tops[0]] - rate[ci]
+        if sums[ci] != top and closing > 0:
+            k = min(k, -(-(top - sums[ci]) // closing))
+    return k

@@ -11,6 +11,7 @@ OrderError with the reason a player reads.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import cache, lru_cache
 from typing import Any, Mapping
@@ -197,6 +198,65 @@ class Board:
 
     def _moves_of(self, unit: str) -> list[str]:
         return [o for o in self.possible if o.startswith(unit + " - ")]
+
+
+# The amount and kind of an offer line ("4 :", "2*5#3 !", ":"), the orders
+# after it, and a comment.
+_LINE = re.compile(r"^(\s*(?:[0-9][0-9*#+\s]*)?[:!>@&]\s*)?([^%]*)(%.*)?$")
+_ALTERNATIVE_WORDS = 16  # DPjudge's longest order is ~12 words; longer is no order (and would cost more)
+# A line to rewrite: a few orders in DPjudge's words (its players write one to
+# three); the package's alias search costs a few hundred microseconds an
+# order, so a line of 200 alternatives is refused as written instead.
+_LINE_WORDS = 48
+
+
+def dpjudge_form(variant: str, line: str) -> str | None:
+    """An offer line whose orders are written as DPjudge's players write
+    them, rewritten in the sheet grammar's form, as DPjudge's expandOrder
+    reads them (the `diplomacy` package's Map.compact and rearrange are its
+    Map.norm, alias and rearrange): keywords (ARMY, SUPPORTS, MOVES TO,
+    HOLDS, CONVOYS...), place names of several words (NORTH SEA), a coast in
+    brackets (STP(SC)) or as a word (SPA NC), a hyphen left out (A PAR BUR),
+    a power's name or adjective (FRENCH A PAR H), and a support to hold
+    written with H (A PAR S A BUR H: expandOrder drops the H). None when
+    nothing changes, or an alternative (or the line) is too long to be
+    DPjudge's orders."""
+    m = _LINE.match(line)
+    if m is None:
+        return None
+    prefix, body, comment = m.group(1) or "", m.group(2), m.group(3) or ""
+    parts = body.split("|")
+    if len(body.split()) > _LINE_WORDS or any(len(p.split()) > _ALTERNATIVE_WORDS for p in parts):
+        return None
+    board_map = _map(variant)
+    first = _expand(board_map, parts[0])
+    if first is None or len(first) < 2:
+        return None
+    unit = first[:2] if first[0] in ("A", "F") else first[:1]
+    out = [" ".join(first)]
+    for part in parts[1:]:
+        words = board_map.compact(part)
+        own = bool(words) and (words[0] in ("A", "F") or words[0].split("/")[0] == unit[-1].split("/")[0])
+        expanded = _expand(board_map, part if own else " ".join(unit) + " " + part)
+        if expanded is None:
+            return None
+        out.append(" ".join(expanded if own else expanded[len(unit):]))
+    rewritten = (prefix + " | ".join(out) + (" " + comment if comment else "")).strip()
+    return None if rewritten == line.strip() else rewritten
+
+
+def _expand(board_map: Any, text: str) -> list[str] | None:
+    """The words of one order as expandOrder makes them; None if one of them
+    is no word of the map (expandOrder's UNKNOWN PLACENAME: the line is then
+    refused as written, with its column)."""
+    words = board_map.rearrange(board_map.compact(text))
+    if any(kind < 0 for _, kind in board_map.vet(words, 1)):
+        return None
+    powers = set(board_map.powers)
+    words = [w for w in words if w not in powers]
+    if len(words) > 2 and "S" in words and words[-1] == "H":
+        words = words[:-1]  # "u xxx S xxx H": the H of a support to hold (expandOrder)
+    return words
 
 
 @cache

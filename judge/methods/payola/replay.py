@@ -5,12 +5,15 @@
      "balances": {"France": 48, "England": 48},
      "acceptance": {"France": "FEGRAIT", "England": "E?"},
      "sheets": {"France": "4 : A PAR - BUR", "England": "..."},
-     "random_order": {"England": ["Turkey", "Austria", ...]}}
+     "random_order": {"England": ["Turkey", "Austria", ...]},
+     "rules": ["EBAYOLA"], "dummies": ["Italy"]}
 
 `units` may be left out at the variant's first phase (its starting
-position); `random_order` replays the "?" draws of a record. The bribes
-choose each unit's order (bribes.choose_orders) and the `diplomacy`
-package adjudicates them.
+position); `random_order` replays the "?" draws of a record; `rules` are
+DPjudge's rules in force (rules.py; "tax", "taxes" and "cap" are read too,
+though one movement phase pays no income); `dummies` the powers in civil
+disorder (issue 26). The bribes choose each unit's order
+(bribes.choose_orders) and the `diplomacy` package adjudicates them.
 """
 
 from __future__ import annotations
@@ -20,11 +23,13 @@ from typing import Any
 
 from judge.methods.payola import bribes
 from judge.methods.payola.orders import BoardError, initial_units
+from judge.methods.payola.rules import RuleError, rules_from
 from judge.resolution.errors import ResolveInputError
 from judge.rng import DrawStream
 
 NAME = "payola"
-_KEYS = {"method", "variant", "phase", "units", "balances", "acceptance", "sheets", "random_order"}
+_KEYS = {"method", "variant", "phase", "units", "balances", "acceptance", "sheets", "random_order", "rules", "tax",
+         "taxes", "cap", "dummies"}
 _PHASE = re.compile(r"^[SF]\d{4}M$")
 
 
@@ -48,7 +53,11 @@ def resolve_file(data: Any, seed: bytes) -> dict[str, Any]:
         if not isinstance(data.get(key, {}), dict):
             raise ResolveInputError(f"{key}: an object keyed by power")
     units = data.get("units")
+    dummies = data.get("dummies", [])
+    if not isinstance(dummies, list) or not all(isinstance(d, str) for d in dummies):
+        raise ResolveInputError('dummies: a list of powers, like ["Italy"]')
     try:
+        rules = rules_from({k: data[k] for k in ("rules", "tax", "taxes", "cap") if k in data})
         if units is None:
             units = _start(variant, phase)
         elif not isinstance(units, dict):
@@ -56,8 +65,9 @@ def resolve_file(data: Any, seed: bytes) -> dict[str, Any]:
         stream = DrawStream(seed)
         result = bribes.choose_orders(variant=variant, units=units, balances=data.get("balances", {}),
                                       acceptance=data.get("acceptance", {}), sheets=data.get("sheets", {}),
-                                      stream=stream, random_order=data.get("random_order"))
-    except (bribes.PayolaInputError, BoardError) as err:
+                                      stream=stream, random_order=data.get("random_order"), rules=rules,
+                                      dummies=dummies)
+    except (bribes.PayolaInputError, BoardError, RuleError) as err:
         raise ResolveInputError(str(err)) from err
     adjudication, after, dislodged = adjudicate(variant, phase, units, result.orders)
     return {
@@ -79,6 +89,10 @@ def resolve_file(data: Any, seed: bytes) -> dict[str, Any]:
         "units_after": after,
         "dislodged": dislodged,
         "chart": result.chart,
+        "rules": sorted(rules.flags),
+        "dummies": sorted(d.title() for d in dummies),
+        "dummy_holds": result.dummy_holds,
+        "profits": result.profits,
     }
 
 

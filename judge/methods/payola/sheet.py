@@ -9,8 +9,9 @@ orders' business.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import cache, lru_cache
+from typing import Callable, Iterator
 
 from lark import Lark, LarkError, Transformer, UnexpectedInput
 
@@ -20,6 +21,14 @@ from judge.syntax.lines import MAX_LINE_LENGTH, grammar
 MAX_LINES = 500  # 34 units with a dozen offers each is ~400 lines; the passes grow with it (docs/payola.md)
 MAX_AMOUNT = 9999  # DPjudge's limit (PayolaGame.parseOffer), which also bounds the overspending passes
 MAX_REPEAT = 99  # likewise: "2*5" repeats an offer at most 99 times
+# Issue 24: a "+" piece is a bribe of its own (each cut, kept, passed); DPjudge
+# has no limit, and 83 pieces a line on 499 lines a sheet took 24-35 s and
+# 600 MB a phase. Players write one or two.
+MAX_PIECES = 8
+# A line's alternatives name orders of one unit, each once: no unit has many
+# more than a dozen. Counted, like the pieces, before the parser reads the
+# line (a 1,000-character line of 250 alternatives took ~7 ms to parse).
+MAX_ALTERNATIVES = 16
 
 
 class SheetSyntaxError(CommandSyntaxError):
@@ -186,8 +195,16 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
     """One line -> its offer or savings request; None for a blank line or
     a comment alone. SheetSyntaxError (with line, column, caret) otherwise."""
     line = _clean(text, line_no)
-    if not line.split("%", 1)[0].strip():
+    body = line.split("%", 1)[0]
+    if not body.strip():
         return None
+    if body.count("+") >= MAX_PIECES:
+        # Refused before the parser reads it: issue 24's lines of 83 pieces cost ~2 ms each to parse.
+        _too_many_pieces(line, line_no)
+    if body.count("|") >= MAX_ALTERNATIVES:
+        bar = [k for k, ch in enumerate(line) if ch == "|"][MAX_ALTERNATIVES - 1]
+        raise SheetSyntaxError(line_no, bar + 1, line, f"at most {MAX_ALTERNATIVES} orders in an offer",
+                               "A unit has no more orders than that: name each once.")
     try:
         kind, *rest = _parse(line)
     except UnexpectedInput as err:
@@ -206,6 +223,8 @@ def parse_line(text: str, line_no: int = 1) -> Offer | Savings | None:
 def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple[Piece, ...]:
     out = []
     column = len(line) - len(line.lstrip()) + 1
+    if len(raw) > MAX_PIECES:
+        _too_many_pieces(line, line_no)
     for repeat, amount, plateau in raw:
         if savings and plateau is not None:
             raise SheetSyntaxError(line_no, line.index("#") + 1, line, "no plateau on a savings request",
@@ -223,24 +242,55 @@ def _pieces(raw: tuple, line: str, line_no: int, savings: bool = False) -> tuple
     return tuple(out)
 
 
-def parse_sheet(text: str) -> list[tuple[int, Offer | Savings | SheetSyntaxError]]:
+def _too_many_pieces(line: str, line_no: int) -> None:
+    plus = [k for k, ch in enumerate(line) if ch == "+"][MAX_PIECES - 1]
+    raise SheetSyntaxError(line_no, plus + 1, line, f"at most {MAX_PIECES} amounts joined by +",
+                           "Write the rest as offers of their own lines, or add the amounts up.")
+
+
+def parse_sheet(text: str, rewrite: Callable[[str], str | None] | None = None
+                ) -> list[tuple[int, Offer | Savings | SheetSyntaxError]]:
     """Every line of a sheet that says something, in order, with its number:
     its offer or savings request, or the error that refused it. Lines past
-    MAX_LINES are refused, one error for them all."""
-    out: list[tuple[int, Offer | Savings | SheetSyntaxError]] = []
-    for k, line in enumerate(text.splitlines(), start=1):
-        if k > MAX_LINES:
-            out.append((k, SheetSyntaxError(k, 1, line[:80], f"a sheet of at most {MAX_LINES} lines",
-                                            "The lines from here on are not read.")))
-            break
+    MAX_LINES are refused, one error for them all. `rewrite`: a line this
+    grammar refuses, in another form a player may write (DPjudge's orders:
+    orders.dpjudge_form, which needs the map), or None; the line is read
+    again in that form, and refused as written if it still fails."""
+    return list(iter_sheet(text, rewrite))
+
+
+def iter_sheet(text: str, rewrite: Callable[[str], str | None] | None = None, first: int = 1
+               ) -> Iterator[tuple[int, Offer | Savings | SheetSyntaxError]]:
+    """parse_sheet a line at a time: a reader that stops early (a sheet
+    over its limits) parses no more. `first`: the number of the text's
+    first line (a line of a mail is checked alone, and is that mail's
+    line `first`)."""
+    for k, line in enumerate(text.splitlines(), start=first):
+        if k - first >= MAX_LINES:
+            yield k, SheetSyntaxError(k, 1, line[:80], f"a sheet of at most {MAX_LINES} lines",
+                                      "The lines from here on are not read.")
+            return
         try:
             parsed = parse_line(line, k)
         except SheetSyntaxError as err:
-            out.append((k, err))
-            continue
+            parsed = _rewritten(line, k, rewrite) if rewrite is not None else None
+            if parsed is None:
+                yield k, err
+                continue
         if parsed is not None:
-            out.append((k, parsed))
-    return out
+            yield k, parsed
+
+
+def _rewritten(line: str, k: int, rewrite: Callable[[str], str | None]) -> Offer | Savings | None:
+    try:
+        other = rewrite(_clean(line, k))
+        if other is None:
+            return None
+        parsed = parse_line(other, k)
+    except SheetSyntaxError:
+        return None
+    # The line stays as the player wrote it (the results copy the sheet).
+    return None if parsed is None else replace(parsed, text=line.split("%", 1)[0].strip())
 
 
 def _syntax_error(err: UnexpectedInput, line: str, line_no: int) -> SheetSyntaxError:

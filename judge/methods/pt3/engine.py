@@ -75,8 +75,15 @@ def amount(text: str) -> Decimal:
 
 
 def places_of(value: Decimal) -> int:
-    exponent = value.normalize().as_tuple().exponent
-    return max(0, -exponent) if isinstance(exponent, int) else 0
+    """The decimal places `value` needs, read from its own digits: not
+    through normalize(), which rounds to the context's 28 digits, so that
+    99.9999999999999999999999999999999 came out as 100 with no places and a
+    2-place game took it (issue 26)."""
+    _, digits, exponent = value.as_tuple()
+    if not isinstance(exponent, int) or not any(digits):
+        return 0  # zero, written with any number of zeros
+    zeros = len(digits) - len("".join(map(str, digits)).rstrip("0"))
+    return max(0, -(exponent + zeros))
 
 
 def money(value: Decimal, places: int) -> str:
