@@ -98,7 +98,7 @@ def find_player(game: Game, who: str) -> Player | None:
 # Keys of game.params that are the judge's settings (SET REMINDERS), not
 # the method's: the method never sees them (its params_from refuses keys it
 # does not know).
-JUDGE_PARAMS = frozenset({"reminders"})
+JUDGE_PARAMS = frozenset({"reminders", "notices"})
 
 
 def raw_params(game: Game) -> dict[str, Any]:

@@ -292,12 +292,21 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
         except CommandSyntaxError as err:
             if looks_like_command(err.text):
                 blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))
+            elif ctx.acting_master:
+                # The master's paste of a forum post (FOR): every line is shown
+                # with its fate, so the master sees what was left out.
+                blocks.append(Block([(number, err.text)], "ignored", "no bid, list or command: left out"))
             else:
                 # Prose, spam, a signature without "-- ": the reply does not
                 # quote it (no backscatter of other people's text).
                 blocks.append(Block([], "rejected", f"line {number} is no command (not quoted)",
                                     rendered_error=f"line {number}: no command; not quoted.", prose=True))
             _record(ctx, number, err.text, "rejected", str(err))
+            continue
+        if isinstance(node, nodes.Markup):
+            # "[code]", "[/quote]": the frame of a post pasted from a forum.
+            blocks.append(Block([(number, line)], "ignored", "forum markup: skipped"))
+            _record(ctx, number, line, "ignored", "forum markup", entered=False)
             continue
         if isinstance(node, nodes.Bids) or (isinstance(node, nodes.NoPreference) and node.player is None):
             if isinstance(node, nodes.Bids):
@@ -308,8 +317,13 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 bid_block = Block([], "done", "")
                 blocks.append(bid_block)
             bid_block.lines.append((number, line))
+            if isinstance(node, nodes.Bids) and node.forum:
+                read = ", ".join(f"{e.power} {e.amount}" for e in node.entries)
+                ctx.submission.readings.append(f"line {number} read as {read}")
             continue
-        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf)) and bid_block is not None:
+        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf, nodes.ListGame)) \
+                and bid_block is not None:
+            # (LIST too: it shows the game with the bids above it.)
             _finish_submission(ctx, bid_block)
             bid_block = None
         if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)):
@@ -336,7 +350,10 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             # flood cap counts this mail apart (_flooding).
             ctx.inbound.authenticated = True
         blocks.append(Block([(number, shown)], "done", message, own=True))
-        _record(ctx, number, shown, "done", message, entered=not isinstance(node, nodes.OnBehalf))
+        # FOR's own line, and what the master reads (LIST, HELP), are not
+        # lines entered in the player's name.
+        _record(ctx, number, shown, "done", message,
+                entered=not isinstance(node, (nodes.OnBehalf, nodes.ListGame, nodes.Help)))
     if bid_block is not None:
         _finish_submission(ctx, bid_block)
     for work in ctx.after:
@@ -364,6 +381,8 @@ def _record(ctx: Context, number: int, text: str, status: str, message: str, ent
 
 def _finish_submission(ctx: Context, block: Block) -> None:
     """Check the bid lines (or No Preference) collected so far as one list."""
+    from judge.methods.blind_auction import window
+
     parts, ctx.submission = ctx.submission, type(ctx.submission)()
     first = block.lines[0][0]
     # Stored with each line where the mail had it: the results, made from
@@ -375,11 +394,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         if not is_auction(game):
             how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")
-        if game.state == "waiting" or (game.state == "bidding" and game.deadline and ctx.now >= game.deadline):
-            raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed; "
-                                  "bids are closed")
-        if game.state != "bidding":
-            raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
+        closed = window.refusal(ctx.session, game, player, ctx.now)
+        if closed:
+            raise CommandRejected(closed)
         standing = counting_submission(ctx.session, game, player)
         refusal = replay_refusal(standing, ctx.sent_at)
         if refusal:
@@ -395,8 +412,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
                      bids=checked.bids.as_json() if checked.ok and checked.bids else None,
                      violations=[v.as_dict() for v in checked.violations])
     ctx.session.add(sub)
-    until = f"You may change it until the deadline, {format_time(game.deadline)}."
+    until = f"You may change it {window.until(game)}."
     block.own = True
+    notes: list[str] = []
     if checked.ok and checked.bids.no_preference:
         block.message = f"No Preference accepted: you bid D = {params.D} on every power. {until}"
     elif checked.ok:
@@ -405,16 +423,22 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         replaced = (f" It replaces your list of {format_time(standing.received_at)}."
                     if standing else "")
         block.message = f"bid list accepted: {listed} (total {total} of T = {params.T}).{replaced} {until}"
+        if total < params.T:
+            # Allowed, but the rules advise against it: the points left are lost.
+            notes.append(f"your bids add up to {total}, {params.T - total} under T = {params.T}: allowed, but "
+                         f"not recommended (the rules): {params.T - total} points that could have backed "
+                         "your favourites go unused")
     else:
         block.status = "rejected"
-        block.notes = [v.message for v in checked.violations]
+        notes = [v.message for v in checked.violations]
         if standing is not None:
             stands = (f"Nothing changed: your list of {format_time(standing.received_at)} still stands. "
-                      f"Send a corrected list before {format_time(game.deadline)} to change it.")
+                      f"Send a corrected list {window.before(game)} to change it.")
         else:
-            stands = (f"Unless you send a valid list before {format_time(game.deadline)}, you bid No Preference "
+            stands = (f"Unless you send a valid list {window.before(game)}, you bid No Preference "
                       f"(D = {params.D} on every power).")
         block.message = f"bid list rejected, for {plural(len(checked.violations), 'reason')}. {stands}"
+    block.notes = parts.readings + notes
     _record(ctx, first, text.strip("\n"), block.status, block.message, notes=block.notes)
 
 

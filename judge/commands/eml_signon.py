@@ -11,7 +11,7 @@ player's name is cleaned and must not look like another player's
 
 from __future__ import annotations
 
-from judge import audit, lockout, passwords
+from judge import audit, lockout, notices, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands.eml_autostart import starts_by_itself, start_when_full
 from judge.commands.eml_observe import observe
@@ -133,6 +133,8 @@ def _seat_taken(ctx: Context, game: Game, player: Player, count: int, seats_: in
     if count == seats_ and starts_by_itself(game):
         ctx.after.append(lambda: start_when_full(ctx, game, joined=player))
         return True
+    if count < seats_ and notices.held(ctx.session, ctx.now, game):
+        return False  # in the master's daily digest (SET NOTICES DAILY); the last player is told at once
     notify(ctx.session, ctx.config, ctx.now, "gm/player_joined.txt.j2", [game.gm_address], game=game,
            player=player, count=count, seats=seats_, replacement=False)
     return False

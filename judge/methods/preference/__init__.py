@@ -63,5 +63,11 @@ class Preference(Method):
             return ". Your preference list: none yet (you do not mind which power you get)"
         return f". Your preference list: {describe(read_list(sub.text, power_list(game), game_params(game)))}"
 
+    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
+        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
+        from judge.notices import send_digest
+
+        return send_digest(session, config, now, game)
+
 
 METHOD = Preference()

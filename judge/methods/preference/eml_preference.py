@@ -4,13 +4,15 @@ SET PLAYERS n."""
 
 from __future__ import annotations
 
-from judge import audit
+from sqlalchemy import bindparam, func, select
+
+from judge import audit, notices
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import (active_players, counting_submission, find_player, game_params, notify, power_list,
                          replay_refusal, seats, standings)
 from judge.methods.preference import engine as pref
 from judge.methods.preference.replay import read_list
-from judge.store.models import Game, Submission
+from judge.store.models import Game, Player, Submission
 from judge.syntax import nodes
 
 _OPTIONS = {"OPTIMAL": False, "SHORTCUT": True}
@@ -69,7 +71,7 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
                                bids=lst.as_json(),
                                violations=[]))
     ctx.session.flush()
-    _mail_lists_to_master(ctx, game)
+    _tell_master(ctx, game, player, lst)
     done = f"preference list for ?{game.name}: {describe(lst)}"
     if game_params(game).mode == "random":
         # nJudge keeps lists under PRFRAND too; say plainly that it will not count.
@@ -87,15 +89,43 @@ def describe(lst: pref.Preference) -> str:
     return ", then ".join(parts) + ("; any other power after these" if parts else "")
 
 
-def _mail_lists_to_master(ctx: Context, game: Game) -> None:
-    """nJudge mails the master every list at every change. Each player's
-    row says which of four things stands: a list; SET PREFERENCE with no
-    list (does not mind); only refused lists (tried, and stands as not
-    minding until a valid one comes); nothing sent."""
-    powers = power_list(game)
+def stored_list(sub: Submission) -> pref.Preference:
+    """A valid list as it was read when it came (Submission.bids): lists
+    are read once and kept read (issue 29)."""
+    data = sub.bids or {}
+    return pref.Preference(tuple(tuple(g) for g in data.get("groups", ())), bool(data.get("random")))
+
+
+_LISTS_IN = (select(func.count(func.distinct(Submission.player_id)))
+             .join(Player, Player.id == Submission.player_id)
+             .where(Submission.game_id == bindparam("game"), Submission.valid.is_(True), Player.status == "active"))
+
+
+def _tell_master(ctx: Context, game: Game, player, lst: pref.Preference) -> None:
+    """nJudge tells the master of every list as it changes: this list, and
+    how many are in (what every list says: LIST, or the daily digest of SET
+    NOTICES DAILY). Its cost does not grow with the number of players."""
+    from judge.commands.eml_autostart import starts_by_itself
+
+    joined = len(active_players(game))
+    if joined == seats(game) and starts_by_itself(game):
+        return  # the last player's list: the game starts once the mail has run, and its notice says all
+    if notices.held(ctx.session, ctx.now, game):
+        return
+    sent = ctx.session.scalar(_LISTS_IN, {"game": game.id})
+    notify(ctx.session, ctx.config, ctx.now, "gm/preference_list.txt.j2", [game.gm_address], game=game,
+           player=player, list=lst, described=describe(lst), text=lst.as_text(power_list(game)), sent=sent,
+           joined=joined, seats=seats(game), params=game_params(game))
+
+
+def list_rows(session, game: Game) -> list[dict]:
+    """Each player's row of the master's table of lists (the daily digest):
+    which of four things stands: a list; SET PREFERENCE with no list (does
+    not mind); only refused lists (tried, and stands as not minding until a
+    valid one comes); nothing sent."""
     rows = []
-    for s in standings(ctx.session, game):
-        lst = read_list(s.counting.text, powers, game_params(game)) if s.counting is not None else None
+    for s in standings(session, game):
+        lst = stored_list(s.counting) if s.counting is not None else None
         refused = s.latest if s.latest is not None and not s.latest.valid else None
         rows.append({
             "player": s.player,
@@ -105,9 +135,7 @@ def _mail_lists_to_master(ctx: Context, game: Game) -> None:
             # The newest list, if refused: for a player whose earlier list stands, too.
             "refusal": [v.get("message", "") for v in refused.violations] if refused else [],
         })
-    sent = sum(1 for r in rows if r["list"] is not None)
-    notify(ctx.session, ctx.config, ctx.now, "gm/preference_lists.txt.j2", [game.gm_address], game=game,
-           rows=rows, sent=sent, describe=describe, seats=seats(game), params=game_params(game), powers=powers)
+    return rows
 
 
 @handles(nodes.SetPrefMode)
