@@ -250,6 +250,7 @@ def _judge_protocol_only(text: str, config: Config) -> bool:
 def run_lines(ctx: Context, text: str) -> list[Block]:
     blocks: list[Block] = []
     bid_block: Block | None = None
+    list_block: Block | None = None  # a preference list pasted after FOR, over one line or several
     quoted = read = 0
     shown_once: dict[tuple, int] = {}
     lines = text.split("\n")
@@ -290,12 +291,20 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             node = parse_line(line, number, max_length=ctx.config.max_line_length,
                               is_variant=lambda name: is_variant(name, ctx.config.variants))
         except CommandSyntaxError as err:
+            if _pasted_list(ctx, line):
+                if list_block is None:
+                    list_block = Block([], "done", "")
+                    blocks.append(list_block)
+                list_block.lines.append((number, line))
+                continue
             if looks_like_command(err.text):
                 blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))
             elif ctx.acting_master:
                 # The master's paste of a forum post (FOR): every line is shown
-                # with its fate, so the master sees what was left out.
-                blocks.append(Block([(number, err.text)], "ignored", "no bid, list or command: left out"))
+                # with its fate, so the master (and the player) sees what was left out.
+                blocks.append(Block([(number, err.text)], "ignored", LEFT_OUT))
+                _record(ctx, number, err.text, "ignored", LEFT_OUT)
+                continue
             else:
                 # Prose, spam, a signature without "-- ": the reply does not
                 # quote it (no backscatter of other people's text).
@@ -318,14 +327,17 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 blocks.append(bid_block)
             bid_block.lines.append((number, line))
             if isinstance(node, nodes.Bids) and node.forum:
-                read = ", ".join(f"{e.power} {e.amount}" for e in node.entries)
-                ctx.submission.readings.append(f"line {number} read as {read}")
+                reading = ", ".join(f"{e.power} {e.amount}" for e in node.entries)
+                ctx.submission.readings.append(f"line {number} read as {reading}")
             continue
-        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf, nodes.ListGame)) \
-                and bid_block is not None:
-            # (LIST too: it shows the game with the bids above it.)
-            _finish_submission(ctx, bid_block)
-            bid_block = None
+        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf, nodes.ListGame)):
+            # (LIST too: it shows the game with the bids or list above it.)
+            if bid_block is not None:
+                _finish_submission(ctx, bid_block)
+                bid_block = None
+            if list_block is not None:
+                _finish_pasted_list(ctx, list_block)
+                list_block = None
         if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)):
             ctx.acting_master = False  # a FOR's reach ends here
         shown = mask_secret(line, node)
@@ -356,6 +368,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 entered=not isinstance(node, (nodes.OnBehalf, nodes.ListGame, nodes.Help)))
     if bid_block is not None:
         _finish_submission(ctx, bid_block)
+    if list_block is not None:
+        _finish_pasted_list(ctx, list_block)
     for work in ctx.after:
         work()
     if quoted:
@@ -363,6 +377,9 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     if not any(b.status != "ignored" for b in blocks):
         blocks.append(Block([], "ignored", "your mail held no commands; send HELP for the list"))
     return blocks
+
+
+LEFT_OUT = "no bid, list or command: left out"
 
 
 def _record(ctx: Context, number: int, text: str, status: str, message: str, entered: bool = True,
@@ -376,7 +393,7 @@ def _record(ctx: Context, number: int, text: str, status: str, message: str, ent
         # A line the master entered in a player's name (FOR): the player is
         # told of it (judge/commands/eml_for.py).
         ctx.entered.setdefault(ctx.player.id, (ctx.game, ctx.player, []))[2].append(
-            {"line": number, "text": text, "status": status, "message": message})
+            {"line": number, "text": text, "status": status, "message": message, "notes": list(notes or [])})
 
 
 def _finish_submission(ctx: Context, block: Block) -> None:
@@ -438,8 +455,41 @@ def _finish_submission(ctx: Context, block: Block) -> None:
             stands = (f"Unless you send a valid list {window.before(game)}, you bid No Preference "
                       f"(D = {params.D} on every power).")
         block.message = f"bid list rejected, for {plural(len(checked.violations), 'reason')}. {stands}"
-    block.notes = parts.readings + notes
+    block.notes = notes + [f"as posted: {r}" for r in parts.readings]
     _record(ctx, first, text.strip("\n"), block.status, block.message, notes=block.notes)
+
+
+def _pasted_list(ctx: Context, line: str) -> bool:
+    """Whether a line the grammar refused is part of a preference list the
+    master pastes after FOR, as the player posted it (`1. France`, `France >
+    England`, a line of letters): in a preference game, a line that reads
+    as a list of its powers."""
+    game = ctx.game
+    if not ctx.acting_master or game is None or method_of(game).SUBMITS != "list":
+        return False
+    from judge.methods.preference.engine import PreferenceError
+    from judge.methods.preference.replay import read_list
+
+    try:
+        return bool(read_list(line, power_list(game), game_params(game)).groups)
+    except PreferenceError:
+        return False
+
+
+def _finish_pasted_list(ctx: Context, block: Block) -> None:
+    """The lines of a pasted list, read as one SET PREFERENCE in the player's name."""
+    first = block.lines[0][0]
+    text = " ".join(line.strip() for _, line in block.lines)
+    node = nodes.SetPreference(line=first, column=1, text=text, text_column=1)
+    try:
+        message = HANDLERS[nodes.SetPreference](ctx, node)
+    except CommandRejected as err:
+        block.status, block.message = "rejected", str(err)
+    else:
+        block.own = True
+        block.message = (f"read as one list{' (the lines in order)' if len(block.lines) > 1 else ''}, "
+                         f"as SET PREFERENCE {text}: {message}")
+    _record(ctx, first, "\n".join(line for _, line in block.lines), block.status, block.message)
 
 
 # A reply stays readable, and never much larger than a mail the judge

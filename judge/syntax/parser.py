@@ -227,7 +227,8 @@ class _ToNodes(Transformer):
 
     def bid(self, c):
         (name, column), amount = c[0], c[-1]
-        return nodes.BidEntry(power=name, amount=str(amount), line=0, column=column)
+        # "Turkey 5." ends a sentence: the full stop is no decimal point.
+        return nodes.BidEntry(power=name, amount=str(amount).removesuffix("."), line=0, column=column)
 
     def bids(self, c):
         return nodes.Bids(**_HERE, entries=tuple(c))
