@@ -221,7 +221,7 @@ def test_help_names_every_method_at_create_and_set_method(harness):
     h = harness
     h.mail("ann@example.test", "HELP")
     text = h.body(h.last_to("ann@example.test"))
-    line = re.search(r"^  SET METHOD name .*the methods: (.*)$", text, re.M).group(1)
+    line = re.search(r"^  SET METHOD name .*the methods \(also at CREATE\):\n +(.*)$", text, re.M).group(1)
     assert set(line.split(", ")) == set(METHODS)
 
 
