@@ -101,13 +101,16 @@ _LISTS_IN = (select(func.count(func.distinct(Submission.player_id)))
              .where(Submission.game_id == bindparam("game"), Submission.valid.is_(True), Player.status == "active"))
 
 
+_JOINED = select(func.count(Player.id)).where(Player.game_id == bindparam("game"), Player.status == "active")
+
+
 def _tell_master(ctx: Context, game: Game, player, lst: pref.Preference) -> None:
     """nJudge tells the master of every list as it changes: this list, and
     how many are in (what every list says: LIST, or the daily digest of SET
     NOTICES DAILY). Its cost does not grow with the number of players."""
     from judge.commands.eml_autostart import starts_by_itself
 
-    joined = len(active_players(game))
+    joined = ctx.session.scalar(_JOINED, {"game": game.id})
     if joined == seats(game) and starts_by_itself(game):
         return  # the last player's list: the game starts once the mail has run, and its notice says all
     if notices.held(ctx.session, ctx.now, game):

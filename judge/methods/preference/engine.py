@@ -24,6 +24,7 @@ Pure: state + stream -> outcome. No I/O, no clock, no global randomness.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -203,6 +204,9 @@ def read_preference_carefully(text: str, powers: PowerList, column: int = 1) -> 
 _SEPARATORS = frozenset(" \t,;>/")
 
 
+_SPECIAL = re.compile(r"[\[\]()*\d]")  # what makes a list more than a row of words
+
+
 def _read_fast(text: str, powers: PowerList) -> Preference | None:
     """The list read as read_preference reads it, from the words alone
     (without the columns, which only a refusal needs): the reading of every
@@ -227,6 +231,8 @@ def _read_fast(text: str, powers: PowerList) -> Preference | None:
     group: list[str] | None = None
     closer = ""
     last_rank, pending = 0, False
+    if _SPECIAL.search(folded_text) is None:
+        tokens, items = [], [tokens]  # words only, the commonest list: one run
     for tok in tokens:
         c = tok[0]
         if group is not None:
@@ -267,6 +273,12 @@ def _read_fast(text: str, powers: PowerList) -> Preference | None:
         out: list[str] = []
         folded = item
         k, n = 0, len(folded)
+        if multi.keys().isdisjoint(folded):
+            # No word begins a name of several words: each word is a power
+            # (a name, or an abbreviation read as one), or the loop below reads it.
+            found = list(map(lookup.get, folded))
+            if None not in found and (as_names or full_names.issuperset(folded)):
+                out, k = [p.name for p in found], n
         while k < n:
             f = folded[k]
             if f in multi:
