@@ -291,7 +291,8 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             node = parse_line(line, number, max_length=ctx.config.max_line_length,
                               is_variant=lambda name: is_variant(name, ctx.config.variants))
         except CommandSyntaxError as err:
-            if _pasted_list(ctx, line):
+            if ctx.acting_master and ctx.game is not None and method_of(ctx.game).SUBMITS == "list" \
+                    and _pasted_list_line(ctx, line):
                 if list_block is None:
                     list_block = Block([], "done", "")
                     blocks.append(list_block)
@@ -459,37 +460,19 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     _record(ctx, first, text.strip("\n"), block.status, block.message, notes=block.notes)
 
 
-def _pasted_list(ctx: Context, line: str) -> bool:
-    """Whether a line the grammar refused is part of a preference list the
-    master pastes after FOR, as the player posted it (`1. France`, `France >
-    England`, a line of letters): in a preference game, a line that reads
-    as a list of its powers."""
-    game = ctx.game
-    if not ctx.acting_master or game is None or method_of(game).SUBMITS != "list":
-        return False
-    from judge.methods.preference.engine import PreferenceError
-    from judge.methods.preference.replay import read_list
+def _pasted_list_line(ctx: Context, line: str) -> bool:
+    from judge.methods.preference.eml_preference import pasted_line
 
-    try:
-        return bool(read_list(line, power_list(game), game_params(game)).groups)
-    except PreferenceError:
-        return False
+    return pasted_line(ctx, line)
 
 
 def _finish_pasted_list(ctx: Context, block: Block) -> None:
-    """The lines of a pasted list, read as one SET PREFERENCE in the player's name."""
-    first = block.lines[0][0]
-    text = " ".join(line.strip() for _, line in block.lines)
-    node = nodes.SetPreference(line=first, column=1, text=text, text_column=1)
-    try:
-        message = HANDLERS[nodes.SetPreference](ctx, node)
-    except CommandRejected as err:
-        block.status, block.message = "rejected", str(err)
-    else:
-        block.own = True
-        block.message = (f"read as one list{' (the lines in order)' if len(block.lines) > 1 else ''}, "
-                         f"as SET PREFERENCE {text}: {message}")
-    _record(ctx, first, "\n".join(line for _, line in block.lines), block.status, block.message)
+    """The lines of a list pasted after FOR, as one SET PREFERENCE in the player's name."""
+    from judge.methods.preference.eml_preference import enter_pasted
+
+    block.status, block.message = enter_pasted(ctx, block.lines)
+    block.own = block.status == "done"
+    _record(ctx, block.lines[0][0], "\n".join(line for _, line in block.lines), block.status, block.message)
 
 
 # A reply stays readable, and never much larger than a mail the judge

@@ -190,7 +190,6 @@ testcases = [
     ("Austria 40 pts, England 30 pts", nodes.Bids,
      {"forum": True, "entries": bids(("Austria", "40", 1), ("England", "30", 17))}),
     ("Austria : : 40", nodes.Bids, {"forum": True, "entries": bids(("Austria", "40", 1))}),
-    ("40 Austria", nodes.Bids, {"forum": True, "entries": bids(("Austria", "40", 4))}),
     ("[code]", nodes.Markup, {}),
     ("[/quote]", nodes.Markup, {}),
 ]
@@ -267,6 +266,7 @@ error_cases = [
     # Read as bids as forums post them, but not as one bid (issue 27): refused, saying why.
     ("Germany 20 15", 12, "one power and one number of points"),
     ("France/Germany 20", 7, "one power and one number of points"),
+    ("40 Austria", 1, "a command (CREATE, SIGNON"),  # never the number first: "2 days left" is no bid
     ("=40", 1, "a command"),
     ("?spring", 1, "a command"),
 ]

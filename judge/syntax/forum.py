@@ -81,7 +81,7 @@ def read_bid_line(line: str) -> list[tuple[str, int, str]] | None:
     """The bids of a line as forums post them, as (power as written, its
     column, amount): `Austria: 40 points`, `England - 30`, `France 25pts`,
     `1. Germany 20`, `[b]Italy[/b] 12`, `- Russia 8.`, several on a line
-    apart by `,` or `;`. None if the line is no bid of that kind (it stays
+    apart by `,` or `;`. (Never the number first: "2 days left" is no bid.) None if the line is no bid of that kind (it stays
     what the grammar said); Ambiguous if it reads as a bid in more than one
     way (two numbers for a power, two powers for a number)."""
     text = blank_markup(line)
@@ -107,7 +107,7 @@ def read_bid_line(line: str) -> list[tuple[str, int, str]] | None:
 def _tidy(tokens: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
     """A segment without what stands around a bid: its number in a list
     (`1.`, `2)`, `#3`, a bullet), the unit after the amount, the sign
-    between power and amount, a full stop or `!` at its end."""
+    between power and amount, a full stop after the amount."""
     t = list(tokens)
     if len(t) >= 2 and t[0][0] == "num" and t[1][1] in ".):" and t[1][2] == t[0][2] + len(t[0][1]) \
             and len(t) > 2 and t[2][0] == "word":
@@ -116,10 +116,8 @@ def _tidy(tokens: list[tuple[str, str, int]]) -> list[tuple[str, str, int]]:
         t = t[2:] if len(t) < 3 or t[2][1] not in ".):" else t[3:]
     elif t and t[0][1] in "-*\u2022\u00b7\u2013\u2014>" and len(t) > 1:
         t = t[1:]  # a bullet
-    end = len(t)
-    while end and t[end - 1][0] == "other" and t[end - 1][1] in ".!":
-        end -= 1
-    del t[end:]
+    if len(t) >= 2 and t[-1][1] == "." and t[-2][0] == "num":
+        del t[-1]  # "Turkey 5." ends a sentence
     out = []
     for k, tok in enumerate(t):
         if tok[0] == "word" and tok[1].casefold() in UNITS and out and out[-1][0] == "num":
@@ -138,8 +136,6 @@ def _one_bid(tokens: list[tuple[str, str, int]]) -> tuple[str, int, str] | None:
         return None
     name = " ".join(w for _, w, _ in words)
     if re.fullmatch(r"w+n", kinds):
-        return name, words[0][2], numbers[0][1]
-    if re.fullmatch(r"nw+", kinds):  # "40 Austria"
         return name, words[0][2], numbers[0][1]
     if re.fullmatch(r"w+nn+", kinds):
         raise Ambiguous(numbers[1][2], f"{len(numbers)} numbers for {name}: which is the bid? "

@@ -169,3 +169,26 @@ def set_players(ctx: Context, node: nodes.SetPlayers) -> str:
         return f"?{game.name} takes {U} players, one power each"
     return (f"?{game.name} is a duplex game: {node.count} players share the {U} powers, "
             f"assigned in rounds until every power is taken")
+
+
+def pasted_line(ctx: Context, line: str) -> bool:
+    """Whether a line the master pastes after FOR (a player's forum post),
+    which no command reads, is part of the player's list: a line that reads
+    as a list of the game's powers (`1. France`, `France > England`)."""
+    try:
+        return bool(read_list(line, power_list(ctx.game), game_params(ctx.game)).groups)
+    except pref.PreferenceError:
+        return False
+
+
+def enter_pasted(ctx: Context, lines: list[tuple[int, str]]) -> tuple[str, str]:
+    """The pasted lines of a list, in order, as one SET PREFERENCE of the
+    player the master named with FOR: ("done" or "rejected", the message)."""
+    text = " ".join(line.strip() for _, line in lines)
+    node = nodes.SetPreference(line=lines[0][0], column=1, text=text, text_column=1)
+    try:
+        done = set_preference(ctx, node)
+    except CommandRejected as err:
+        return "rejected", str(err)
+    several = " (the lines in order)" if len(lines) > 1 else ""
+    return "done", f"read as one list{several}, as SET PREFERENCE {text}: {done}"
