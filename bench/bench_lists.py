@@ -39,7 +39,7 @@ sys.path.insert(0, str(ROOT))
 
 from judge.methods.preference import engine, replay  # noqa: E402
 from judge.rng import DrawStream  # noqa: E402
-from judge.variants import make_power_list, variant_powers  # noqa: E402
+from judge.variants import variant_powers  # noqa: E402
 
 PARAMS = {"mode": "both", "shortcut": False, "players": None}
 

@@ -53,7 +53,7 @@ def last_digest(session: Any, game: Any) -> datetime:
 def send_digest(session: Any, config: Any, now: datetime, game: Any) -> str | None:
     """The digest of what came since the last one, to the master; the
     operator's log line, or None if there is none to send."""
-    from judge.games import active_players, notify, seats
+    from judge.games import active_players, notify, power_list, seats
     from judge.methods import method_of
 
     game.next_tick = None
@@ -65,22 +65,14 @@ def send_digest(session: Any, config: Any, now: datetime, game: Any) -> str | No
         Submission.game_id == game.id, Submission.received_at >= since)))
     if not joined and not changed:
         return None
-    rows = []
+    lists: dict[str, Any] = {"rows": [], "describe": None}
     if method_of(game).SUBMITS == "list":
         from judge.methods.preference.eml_preference import describe, list_rows
 
-        rows = list_rows(session, game)
-    else:
-        describe = None
+        lists = {"rows": list_rows(session, game), "describe": describe}
     audit.record(session, now, "digest", game_id=game.id, why="sent", since=since.isoformat(),
                  joined=len(joined), lists=len(changed))
     notify(session, config, now, "gm/digest.txt.j2", [game.gm_address], game=game, since=since, joined=joined,
-           changed=changed, rows=rows, describe=describe, seats=seats(game), players=len(active_players(game)),
-           powers=_powers(game))
+           changed=changed, seats=seats(game), players=len(active_players(game)), powers=power_list(game),
+           **lists)
     return f"{game.name}: the master's daily digest"
-
-
-def _powers(game: Any) -> Any:
-    from judge.games import power_list
-
-    return power_list(game)

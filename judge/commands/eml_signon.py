@@ -18,7 +18,7 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.commands.eml_autostart import starts_by_itself, start_when_full
 from judge.commands.eml_observe import observe
 from judge.commands.eml_takeover import ask_takeover
-from judge.games import active_players, find_game, find_player, notify, seats
+from judge.games import active_players, find_game, notify, seats
 from judge.methods import method_of
 from judge.names import clean_name, looks_like
 from judge.store.models import Game, Player
