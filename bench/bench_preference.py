@@ -1,7 +1,7 @@
 """Timing of the WHOLE preference method (judge.methods.preference.resolve).
 
 Run:  .venv/bin/python bench/bench_preference.py [--cases 400] [--reps 3] [--sizes 7,10,17,36]
-          [--tight numba|csgraph|numpy]
+          [--path compiled|python]
 
 For each N, several hundred realistic profiles of N players for N powers are
 built as preference lists (group structures): a common popularity order plus
@@ -15,11 +15,10 @@ scipy's `linear_sum_assignment` on the primary objective alone (maximise the
 doubled values matrix of all players x all powers) on the same profile; the
 two are interleaved so slow phases of the machine hit both alike. Ratios are
 median/median and p99/p99. The bar at N = 36: median ratio <= 10 and p99
-ratio <= 25. For contrast, a brute force over all permutations (numpy; the
+ratio <= 25 (issue 12); issue 29's aim: a median ratio <= 3. For contrast, a brute force over all permutations (numpy; the
 permutation table built once per N, not timed) for N = 7, 8, 9.
---tight runs the solver's tight moves and blocks with another implementation
-than its numba kernel (see bench/bench_exact_assignment.py). Nothing is
-asserted.
+--path python runs the solver without its compiled kernel (see
+bench/bench_exact_assignment.py). Nothing is asserted.
 
 --pathological [--size 17,24,36,50] [--budget 30] [--dump DIR]: for each
 size, in a child process of its own, a small hill-climb (seeded: which
@@ -62,11 +61,12 @@ from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from bench_exact_assignment import TIGHT, use_tight  # noqa: E402 (this directory, first on sys.path)
+from bench_exact_assignment import PATHS, use_path  # noqa: E402 (this directory, first on sys.path)
 from judge.methods import exact_assignment
 from judge.methods.preference.engine import (
     Params,
     Preference,
+    _value_matrix,
     doubled_values,
     first_choice_shortcut,
     player_order,
@@ -190,19 +190,20 @@ def breakdown(n: int, cases: int, seed: int) -> dict[str, float]:
     params = Params(mode="both", shortcut=SHORTCUT[0])
     names = powers.names
     times: dict[str, list[float]] = {k: [] for k in [
-        "LSA primary (baseline)", "values (doubled_values, all players)", "shortcut (first_choice_shortcut)",
+        "LSA primary (baseline)", "values (the value table, all players)", "shortcut (first_choice_shortcut)",
         "exact optimum + draw (solve, all players)", "optimum only (as in the shortcut comparison)", "whole method"]}
     keys = list(times)
+    index = {x: j for j, x in enumerate(names)}
     for k in range(cases):
         lists = realistic_profile(rnd, n)
         players = player_order(list(lists))
+        prefs = [lists[pl] for pl in players]
         a = perf_counter_ns()
-        values = {pl: doubled_values(lists[pl], powers) for pl in players}
+        w = _value_matrix(prefs, index, len(names))
         b = perf_counter_ns()
         first_choice_shortcut(players, names, lists)
         c = perf_counter_ns()
-        w = [[values[pl][x] for x in names] for pl in players]
-        neg = -np.array(w, dtype=np.int64)
+        neg = -w
         d = perf_counter_ns()
         linear_sum_assignment(neg)
         e = perf_counter_ns()
@@ -419,8 +420,8 @@ def main() -> None:
     ap.add_argument("--no-breakdown", dest="breakdown", action="store_false",
                     help="skip the timing of the method's parts at the largest N")
     ap.add_argument("--shortcut", action="store_true", help="time SET PREFERENCE SHORTCUT instead of the default")
-    ap.add_argument("--tight", choices=sorted(TIGHT), default="numba",
-                    help="implementation of the solver's tight moves and blocks (default: numba, as games run)")
+    ap.add_argument("--path", choices=PATHS, default="compiled",
+                    help="the solver's optimum and blocks compiled (as a warm judge runs) or without a JIT")
     ap.add_argument("--pathological", action="store_true",
                     help="hill-climb adversarial shapes for the slowest input per size (see the module docstring)")
     ap.add_argument("--size", default="17,24,36,50", help="--pathological: the sizes (powers), e.g. 100")
@@ -435,10 +436,9 @@ def main() -> None:
         pathological([int(x) for x in args.size.split(",")], args.budget, args.seed, args.dump)
         return
     SHORTCUT[0] = args.shortcut
-    if args.tight != "numba":
-        use_tight(args.tight)
+    use_path(args.path)
     print(f"{args.cases} realistic profiles per N (mode both, shortcut {'on' if args.shortcut else 'off: the default'}),"
-          f" {args.reps} timed runs each, tight moves by {args.tight};"
+          f" {args.reps} timed runs each, the {args.path} path;"
           " microseconds")
     print("| N | LSA primary median | LSA p99 | whole method median | p99 | max | ratio median | ratio p99 |"
           " profiles with ties | largest tied block | fell back (exact false) | shortcut changed optimum |")

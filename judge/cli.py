@@ -23,10 +23,19 @@ def _config(ctx: click.Context, *, methods: bool = False):
         config = load_config(ctx.obj["config"], data_dir=ctx.obj["data_dir"])
         if methods:
             check_methods(config)
+        _use_kernel_cache(config.data_dir)
         return config
     except ConfigError as err:
         click.echo(f"judge: configuration error: {err}", err=True)
         sys.exit(EXIT_CONFIG)
+
+
+def _use_kernel_cache(data_dir: Path | None, daemon: bool = False) -> None:
+    """The solver's compiled kernels only from the judge's own cache in the
+    data directory, never compiled on a command's way (judge/methods/compiled.py)."""
+    from judge.methods import compiled
+
+    compiled.use(data_dir, daemon=daemon)
 
 
 class LazyGroup(click.Group):
@@ -69,6 +78,7 @@ class LazyGroup(click.Group):
     # Operators of a judge that is another judge's third party (docs/blinding.md).
     "thirdparty": "judge.cli_thirdparty:thirdparty",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
+    "compile": "judge.cli_compile:compile_kernels",  # The solver's kernels, once after installing.
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })
 @click.option("--config", "-c", "config_path", type=click.Path(path_type=Path), envvar="JUDGE_CONFIG",
@@ -80,6 +90,11 @@ class LazyGroup(click.Group):
 def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, verbose: bool) -> None:
     """A play-by-email judge: power assignment and bidding games."""
     ctx.obj = {"config": config_path, "data_dir": data_dir}
+    # The solver's kernels from the data directory's cache for the command's
+    # time (a command that reads the configuration sets its data directory's).
+    from judge.methods import compiled
+
+    ctx.with_resource(compiled.used(data_dir))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Schema upgrades run at every start; their chatter is only for -v.
@@ -95,6 +110,7 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
 def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port: int | None) -> None:
     """Run the daemon: read the inbox, run commands, meet deadlines, send mail."""
     config = _config(ctx, methods=True)
+    _use_kernel_cache(config.data_dir, daemon=not once)
     from sqlalchemy import make_url
 
     from judge.app import build_judge, start_failure
@@ -118,7 +134,10 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         if once:
             click.echo(json.dumps(judge.run_once(), default=str))
             return
-        judge.run_forever()  # its loop logs and survives faults; those at its start come here
+        from judge.methods import compiled
+
+        with compiled.building_in_background():
+            judge.run_forever()  # its loop logs and survives faults; those at its start come here
     except Exception as err:
         failure = start_failure(err, config)
         if failure is None:
@@ -333,7 +352,7 @@ def _event_line(e: dict) -> str:
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True)
 @click.pass_context
 def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
-    """List the outgoing mail that waits or failed (and, with --all, was sent)."""
+    """List the outgoing mail that waits, failed or is unconfirmed (and, with --all, was sent)."""
     if ctx.invoked_subcommand is not None:
         return
     from judge import outbox as queue
@@ -349,8 +368,10 @@ def outbox(ctx: click.Context, show_all: bool, fmt: str) -> None:
         click.echo("the outbox is empty" if show_all else "nothing waits and nothing failed")
     for r in rows:
         when = f" next try {r['next_attempt'][:19].replace('T', ' ')}" if r["next_attempt"] else ""
-        click.echo(f"#{r['id']:<6} {r['status']:<8} {r['attempts']} attempt(s){when}  to {', '.join(r['to'])}: "
-                   f"{r['subject']!r}" + (f"\n        last error: {r['last_error']}" if r["last_error"] else ""))
+        by = f" by {r['sender']}" if r.get("sender") else ""
+        click.echo(f"#{r['id']:<6} {r['status']:<8} {r['attempts']} attempt(s){when}{by}  to {', '.join(r['to'])}: "
+                   f"{r['subject']!r}" + (f"\n        last error: {r['last_error']}" if r["last_error"] else "")
+                   + (f"\n        {r['message_id']}" if r["status"] == "unconfirmed" else ""))
 
 
 @outbox.command("retry")
@@ -362,6 +383,17 @@ def outbox_retry(ctx: click.Context, ids: tuple[int, ...]) -> None:
     from judge.app import build_judge
 
     each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.retry, "queued again")
+
+
+@outbox.command("confirm")
+@click.argument("ids", nargs=-1, type=int, required=True)
+@click.pass_context
+def outbox_confirm(ctx: click.Context, ids: tuple[int, ...]) -> None:
+    """Mark unconfirmed mails as sent: the mail server's log shows it got them."""
+    from judge import outbox as queue
+    from judge.app import build_judge
+
+    each_id(build_judge(_config(ctx.parent), with_io=False), ids, queue.confirm, "marked sent")
 
 
 def each_id(judge, ids: tuple[int, ...], act, done: str) -> None:

@@ -95,7 +95,7 @@ def advise(ctx: click.Context, game: str, fmt: str) -> None:
     judge, game_id = _stored_game(ctx, game)
     with judge.sessions() as s:
         g = s.get(Game, game_id)
-        live, name = Live(g), g.name
+        live, name = Live(g.method_state), g.name
     state = live.state
     ax, ao = (Fraction(b) for b in state.balances)
     advice = S.advise(state.board, ax, ao, step=Fraction(1, 10 ** state.places))
@@ -115,12 +115,13 @@ def advise(ctx: click.Context, game: str, fmt: str) -> None:
 def log_(ctx: click.Context, game: str) -> None:
     """The replay file of mail game GAME (docs/pt3.md): `judge resolve` of
     it gives the game's state."""
+    from judge.driver.view import game_view
     from judge.methods.pt3.live import log_file
     from judge.store.models import Game
 
     judge, game_id = _stored_game(ctx, game)
     with judge.sessions() as s:
-        data = log_file(s, s.get(Game, game_id))
+        data = log_file(game_view(s.get(Game, game_id)))
     click.echo(json.dumps(data, indent=2))
 
 

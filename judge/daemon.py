@@ -32,6 +32,8 @@ from judge.mail.inbound import dedup_key_of, parse_message
 from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
+from judge.games import LOCK_GAMES
+from judge.store.lock import is_transient, retrying
 from judge.store.models import Game, InboundMessage, OutboxMessage
 from judge.syntax import mask_secret
 from judge.templating import render_mail
@@ -185,11 +187,58 @@ class Judge:
 
     def _run(self, query) -> int:
         """Run the waiting mails `query` selects in one transaction; how many
-        it took (0 if another process holds the processing lock). A mail
-        that meets a bug rolls the transaction back: alone, it is quarantined;
-        in a batch, the batch is run again one mail per transaction, so that
-        only that mail is quarantined and the others are done as usual."""
+        it took (0 if another process holds the processing lock). A
+        transient fault of the store (a dropped connection, a failover, a
+        stale game version) runs the batch again on a fresh connection, and
+        if the store stays away the mails stay waiting for the next pass:
+        never quarantined for it. A mail that meets a bug rolls the
+        transaction back: alone, it is quarantined; in a batch, the batch is
+        run again one mail per transaction, so that only that mail is
+        quarantined and the others are done as usual."""
+        try:
+            outcome = self._run_batch(query)
+        except Exception as err:
+            if not is_transient(err):
+                raise
+            # Tried again mail by mail: a batch that cannot finish between
+            # two faults would be tried whole for ever.
+            outcome = self._one_by_one(query, err)
+        if isinstance(outcome, int):
+            return outcome
+        rows, error = outcome
+        if len(rows) == 1:
+            retrying(lambda: self._quarantine(rows[0].id, error), "quarantining a mail")
+        else:
+            for row in rows:
+                self._run(NEW_MAILS.where(InboundMessage.__table__.c.id == row.id))
+        return len(rows)
+
+    def _one_by_one(self, query, fault: BaseException) -> int | tuple[list[InboundRow], str]:
+        """After a transient fault of a batch: its mails, each in a
+        transaction of its own, each tried again on a fresh connection; if
+        the store stays away, the mails wait for the next pass."""
+        log.warning("running stored mail met %s; trying again mail by mail", type(fault).__name__)
+        done = 0
+        try:
+            with self.sessions() as s:
+                ids = list(s.scalars(query.with_only_columns(InboundMessage.__table__.c.id)))
+            for row_id in ids:
+                one = retrying(lambda row_id=row_id: self._run_batch(NEW_MAILS.where(
+                    InboundMessage.__table__.c.id == row_id)), "running a stored mail")
+                if not isinstance(one, int):
+                    return one  # a bug: quarantined by the caller
+                done += one
+        except Exception as err:
+            if not is_transient(err):
+                raise
+            log.warning("stored mail waits for the store (%s); the next pass runs it", type(err).__name__)
+        return done
+
+    def _run_batch(self, query) -> int | tuple[list[InboundRow], str]:
+        """One try of _run: how many mails were run, or the batch's rows and
+        the bug one of them met (rolled back). A transient fault is raised."""
         with self.sessions() as s:
+            s.info[LOCK_GAMES] = True  # every game a mail names is locked until the commit
             if not processing_lock(s):
                 return 0  # another judge process is running mail now; it takes these too
             rows = [InboundRow(*r) for r in s.execute(query.with_for_update(skip_locked=True))]
@@ -200,17 +249,13 @@ class Judge:
                     process_inbound(s, self.config, self.clock.now(), row)
                 games = _reply_games(s, [row.id for row in rows])
                 s.commit()
-                for row in rows:
-                    _log_mail(row, games.get(row.id))
-                return len(rows)
-            except Exception:
+            except Exception as err:
                 s.rollback()
-                error = traceback.format_exc()
-        if len(rows) == 1:
-            self._quarantine(rows[0].id, error)
-        else:
-            for row in rows:
-                self._run(NEW_MAILS.where(InboundMessage.__table__.c.id == row.id))
+                if is_transient(err):
+                    raise
+                return rows, traceback.format_exc()
+        for row in rows:
+            _log_mail(row, games.get(row.id))
         return len(rows)
 
     def _quarantine(self, row_id: int, error: str) -> None:
@@ -237,17 +282,20 @@ class Judge:
             log.exception("mail %s: no apology could be queued either", row_id)
 
     # -- the loop -------------------------------------------------------
-    def run_once(self) -> dict[str, object]:
+    def run_once(self, games: bool = True) -> dict[str, object]:
         """One pass. Each stage is a failure domain of its own: a fault in
         one (a database or network fault; bugs are caught closer, per mail,
         per game and per outbox row) is logged and the next stages still
-        run, so replies go out whatever else fails."""
+        run, so replies go out whatever else fails. `games`: the games'
+        timed work (deadlines, timers, reminders) too; `judge serve` runs
+        it in a thread of its own instead (GameWorker)."""
         out: dict[str, object] = {}
         stages: list[tuple[str, Callable[[], object]]] = [
             ("stored", self.poll_sources),
             ("processed", self.process_pending),
-            ("deadlines", lambda: scheduler.tick(self.sessions, self.config, self.clock.now())),
+            *([("deadlines", self.game_work)] if games else []),
             ("scrubbed", self._scrub),
+            ("unconfirmed", lambda: outbox.notice_unconfirmed(self.sessions, self.config, self.clock.now())),
             ("sent", lambda: outbox.send_due(self.sessions, self.transport, self.clock, self.config)
              if self.transport else {}),
         ]
@@ -262,6 +310,10 @@ class Judge:
             out["failed"] = failed
         return out
 
+    def game_work(self) -> list[str]:
+        """The games' timed work due now (judge.scheduler)."""
+        return scheduler.tick(self.sessions, self.config, self.clock.now())
+
     def _scrub(self) -> int:
         """Raw-mail retention (judge.retention), at most once an hour: its
         query reads the old rows, which need not be looked at every pass."""
@@ -272,7 +324,7 @@ class Judge:
         return retention.scrub_due(self.sessions, self.config, now)
 
     def run_forever(self) -> None:
-        outbox.requeue_interrupted(self.sessions)
+        outbox.requeue_interrupted(self.sessions, self.clock.now(), self.config.data_dir)
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))
             signal.signal(signal.SIGINT, lambda *_: self.stop("SIGINT"))
@@ -281,13 +333,22 @@ class Judge:
         # unless it waits in IMAP IDLE and could not answer at once: then
         # nobody reads the FIFO, and deliver runs its mail itself.
         wake = self._open_wake() if waiter is None else None
+        # The games' timed work (a Payola phase, a resolution) runs in a
+        # thread of its own, so that mail is read and answered meanwhile.
+        worker = GameWorker(self)
+        worker.start()
         log.info("judge: running; polling every %s s", self.config.poll_interval)
         try:
             while not self.stopping:
                 try:
-                    self.run_once()
+                    out = self.run_once(games=False)
+                    if out.get("processed"):
+                        worker.wake.set()  # a mail may have made work due (PROCESS, a full game)
                 except Exception:  # a database or network fault: log, wait, go on
                     log.exception("iteration failed; retrying after %s s", self.config.poll_interval)
+                    out = {}
+                if self._more_to_send(out):
+                    continue  # a burst is being sent: the next pass at once
                 if waiter is not None and not self.stopping:
                     # IMAP IDLE: back at once when new mail arrives.
                     try:
@@ -305,10 +366,27 @@ class Judge:
                     elif wake.wait(nap):
                         break  # a mail was delivered: a pass now
                     waited += nap
+                    if worker.queued.is_set():
+                        worker.queued.clear()
+                        break  # the games' work queued mail: sent now
         finally:
+            self.stopping = True
+            worker.wake.set()
+            worker.join()
             if wake is not None:
                 self._close_wake(wake)
         log.info("judge: stopped")
+
+    def _more_to_send(self, out: dict[str, object]) -> bool:
+        """Whether the pass stopped sending with mail still due (a burst
+        longer than outbox.SEND_BUDGET): asked only after a pass that sent."""
+        sent = out.get("sent")
+        if self.stopping or not isinstance(sent, dict) or not any(sent.values()):
+            return False
+        try:
+            return outbox.has_due(self.sessions, self.clock.now())
+        except Exception:
+            return False
 
     def _open_wake(self) -> WakeChannel | None:
         path = wake_path(self.config.data_dir, self.config.database_url)
@@ -337,3 +415,27 @@ class Judge:
             # signal handler, cannot deadlock the main thread.)
             log.info("judge: %s received, finishing the current pass and stopping", why)
         self.stopping = True
+
+
+class GameWorker(threading.Thread):
+    """`judge serve`'s thread for the games' timed work (deadlines, timers,
+    reminders, daily notices), each game in a transaction of its own under
+    its lock: a phase played or an assignment drawn never holds up the mail
+    loop. Woken when mail was run (it may have made work due), else every
+    poll interval; it tells the mail loop when it queued mail to send."""
+
+    def __init__(self, judge: Judge) -> None:
+        super().__init__(name="judge-games", daemon=True)
+        self.judge = judge
+        self.wake = threading.Event()
+        self.queued = threading.Event()
+
+    def run(self) -> None:
+        while not self.judge.stopping:
+            try:
+                if self.judge.game_work():
+                    self.queued.set()
+            except Exception:  # a database fault: logged, tried again at the next pass
+                log.exception("deadlines: this pass of the games' timed work failed")
+            self.wake.wait(self.judge.config.poll_interval)
+            self.wake.clear()

@@ -8,7 +8,7 @@ import json
 import logging
 from dataclasses import dataclass
 from functools import lru_cache
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlalchemy import bindparam, func, select
@@ -16,10 +16,12 @@ from sqlalchemy.orm import Session
 
 from judge import audit, record, rng
 from judge.commitment import resolution_seed
+from judge.driver import precompute
 from judge.config import Config
 from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
 from judge.outbox import queue_mail
+from judge.store.lock import lock_game
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail
 from judge.variants import PowerList, make_power_list
@@ -29,6 +31,13 @@ log = logging.getLogger(__name__)
 
 # Built once: every SIGNON and LIST ?game looks a game up by name.
 _GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
+
+
+# A session that runs mail sets this in its info: every game it finds is
+# locked (judge.driver.lock) until its transaction ends, so that nothing the
+# mail reads of a game can be changed meanwhile by another judge process's
+# timer, deadline or mail (docs/architecture.md, "The game driver").
+LOCK_GAMES = "judge.games.lock"
 
 
 def find_game(session: Session, name: str) -> Game | None:
@@ -41,6 +50,8 @@ def find_game(session: Session, name: str) -> Game | None:
         if game is not None and game.name.casefold() == key:
             return game
     game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
+    if game is not None and session.info.get(LOCK_GAMES):
+        game = lock_game(session, game.id)
     if game is not None:
         known[key] = game.id
     return game
@@ -210,10 +221,14 @@ def replay_refusal(standing: Submission | None, sent_at: datetime) -> str | None
     the standing list matters: a newer invalid list replaced nothing."""
     if standing is None or standing.submitted_at is None or standing.submitted_at <= sent_at:
         return None
-    from judge.deadlines import format_time
+    # To the second: two mails of the same minute read "sent 13:00, before
+    # your list of 13:00" to the minute, which explains nothing.
+    return (f"this mail was sent {_to_the_second(sent_at)}, before your list of "
+            f"{_to_the_second(standing.submitted_at)}, which stands: an older mail never replaces a newer one")
 
-    return (f"this mail was sent {format_time(sent_at)}, before your list of {format_time(standing.submitted_at)}, "
-            f"which stands: an older mail never replaces a newer one")
+
+def _to_the_second(when: datetime) -> str:
+    return when.astimezone(timezone.utc).strftime("%a %d %b %Y %H:%M:%S UTC")
 
 
 def missing_players(session: Session, game: Game) -> list[Player]:
@@ -277,7 +292,10 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
         reveal = {"commitment": game.commitment, "secret": game.secret_seed, "entropy": entropy}
     seed = seed or rng.new_seed()
     try:
-        result = run_resolution(data, seed)
+        # Drawn ahead, outside the game's lock, when the scheduler could
+        # (precompute_resolution): used if the input is still the same.
+        result = precompute.computed(precompute.digest("resolution", data, seed),
+                                     lambda: run_resolution(data, seed))
     except ValueError as err:
         refused = method_of(game).refused(err)
         if refused is None:
@@ -290,6 +308,23 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
                  refusal.limit)
         raise refusal from err
     return Drawn(data, seed, reveal, result)
+
+
+def precompute_resolution(session: Session, game: Game) -> None:
+    """The draw of a game with a committed seed, from its submissions as
+    they are now (no lock), done here before the transaction that resolves
+    it takes the game's lock (judge.driver.precompute); a refusal or an
+    error is left for that transaction to meet. A game without a committed
+    seed draws a fresh one then: nothing to do ahead."""
+    if not game.secret_seed:
+        return
+    data = resolver_input(session, game)
+    seed = committed_seed(session, game)[0]
+    session.rollback()  # no transaction, and no snapshot, is held while the draw runs
+    try:
+        precompute.remember(precompute.digest("resolution", data, seed), run_resolution(data, seed))
+    except Exception:  # noqa: BLE001 - met again, and handled, under the lock
+        pass
 
 
 def record_refusal(session: Session, game: Game, now: datetime, refusal: AssignmentRefused,
@@ -388,6 +423,15 @@ def set_state(session: Session, game: Game, state: str, now: datetime) -> None:
     if game.state != state:
         audit.record(session, now, "state", game_id=game.id, old=game.state, new=state)
         game.state = state
+
+
+def tell_observers(session: Session, config: Config, now: datetime, game: Game) -> None:
+    """The observers hear that the game started (a game assigned at once
+    sends them its results instead); one mail each, as their addresses are
+    not shared."""
+    for o in observers(game):
+        notify(session, config, now, "observer/started.txt.j2", [o.address], game=game,
+               players=len(active_players(game)))
 
 
 def notify(session: Session, config: Config, now: datetime, template: str, to: list[str], *,

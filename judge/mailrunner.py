@@ -15,13 +15,15 @@ from typing import Callable, Iterator
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from judge import audit
+from judge import audit, driver
 from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
 from judge.games import counting_submission, game_params, is_auction, power_list, replay_refusal
+from judge.mail import quoting
 from judge.mail.inbound import InboundMail, parse_message
+from judge.mail.quoting import text_lines
 from judge.methods import method_of
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
@@ -220,13 +222,14 @@ def _carries_right_password(session: Session, config: Config, now: datetime, mai
 def command_lines(text: str, max_length: int = MAX_LINE_LENGTH, is_variant: Callable[[str], bool] | None = None
                   ) -> Iterator[tuple[int, str, nodes.Node | CommandSyntaxError]]:
     """(line number, line, its node or syntax error) for each command line:
-    blank and quoted lines skipped, up to a signature ("-- ") or SIGNOFF."""
-    for number, line in enumerate(text.split("\n"), 1):
-        stripped = line.strip()
-        if not stripped or stripped.startswith(">"):
-            continue
-        if line.rstrip() in ("--", "-- "):
+    the lines run_lines reads (judge.mail.quoting: no quoted line, no line
+    of the mail replied to, of a signature or of PGP armour), up to SIGNOFF."""
+    for item in text_lines(text):
+        if item.kind == quoting.END:
             return
+        if item.kind != quoting.COMMAND:
+            continue
+        number, line = item.number, item.text
         try:
             node: nodes.Node | CommandSyntaxError = parse_line(line, number, max_length=max_length,
                                                                is_variant=is_variant)
@@ -247,29 +250,39 @@ def _judge_protocol_only(text: str, config: Config) -> bool:
     return seen
 
 
+# What a stuck game still answers (judge.driver.stopped): reading it, and
+# the lines that only say who writes or which game.
+_RUN_WHEN_STOPPED = (nodes.ListGame, nodes.Help, nodes.Signon, nodes.Signoff, nodes.Create)
+
+
 def run_lines(ctx: Context, text: str) -> list[Block]:
     blocks: list[Block] = []
     bid_block: Block | None = None
     list_block: Block | None = None  # a preference list pasted after FOR, over one line or several
-    quoted = read = 0
+    quoted = introductions = armour = read = 0
     shown_once: dict[tuple, int] = {}
     lines = text.split("\n")
     limit = ctx.config.max_commands_per_mail
-    for number, line in enumerate(lines, 1):
-        stripped = line.strip()
-        if ctx.stop:
-            rest = [(n, l) for n, l in enumerate(lines[number - 1:], number) if l.strip()]
-            if rest:
-                blocks.append(Block(rest, "ignored", f"{plural(len(rest), 'line')} after this point "
-                                                     f"{were(len(rest))} not read"))
+    for item in text_lines(text):
+        number, line = item.number, item.text
+        if ctx.stop or item.kind == quoting.END:
+            # After SIGNOFF, a refused SIGNON, a signature, or where the mail
+            # replied to begins: named by number, never quoted (a password
+            # may stand there).
+            first, why = number, ""
+            if not ctx.stop:  # this line ends the reading
+                first, why = (number + 1 if item.marker_only else number), item.why
+            ctx.stop = True
+            _not_read(blocks, lines, first, why)
             break
-        if not stripped:
+        if item.kind == quoting.BLANK:
             continue
-        if stripped.startswith(">"):
+        if item.kind in (quoting.QUOTED, quoting.INTRO):
             quoted += 1
+            introductions += item.kind == quoting.INTRO
             continue
-        if line.rstrip() in ("--", "-- "):
-            ctx.stop = True  # a signature follows
+        if item.kind == quoting.ARMOUR:
+            armour += 1
             continue
         read += 1
         if read > limit:
@@ -281,7 +294,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             break
         if ctx.game is not None:
             # The game's method reads its own commands first (LUI's BID...).
-            own = method_of(ctx.game).mail_line(ctx, number, line)
+            own = driver.mail_line(ctx, number, line)
             if own is not None:
                 status, message = own
                 blocks.append(Block([(number, line)], status, message, own=status == "done"))
@@ -351,6 +364,11 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 blocks.append(Block([(number, shown)], "ignored", f"the same as line {shown_once[key]}"))
                 continue
             shown_once[key] = number
+        why = driver.stopped(ctx.game) if ctx.game is not None and not isinstance(node, _RUN_WHEN_STOPPED) else None
+        if why is not None:
+            blocks.append(Block([(number, shown)], "rejected", why))
+            _record(ctx, number, shown, "rejected", why)
+            continue
         try:
             message = HANDLERS[type(node)](ctx, node)
         except CommandRejected as err:
@@ -374,10 +392,25 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     for work in ctx.after:
         work()
     if quoted:
-        blocks.append(Block([], "ignored", f"{plural(quoted, 'quoted line')} (starting with >) {were(quoted)} not read"))
+        what = "starting with >" if not introductions else "starting with >, and the line introducing them"
+        blocks.append(Block([], "ignored", f"{plural(quoted, 'quoted line')} ({what}) {were(quoted)} not read"))
+    if armour:
+        blocks.append(Block([], "ignored", f"{plural(armour, 'line')} of PGP armour {were(armour)} not read"))
     if not any(b.status != "ignored" for b in blocks):
         blocks.append(Block([], "ignored", "your mail held no commands; send HELP for the list"))
     return blocks
+
+
+def _not_read(blocks: list[Block], lines: list[str], first: int, why: str) -> None:
+    """The entry for the lines from line `first` on that were not read: how
+    many, which, and why, but not their text (a password may stand there:
+    docs/security.md)."""
+    rest = [n for n, text in enumerate(lines[first - 1:], first) if text.strip()]
+    if not rest:
+        return
+    span = f"line {rest[0]}" if len(rest) == 1 else f"lines {rest[0]} to {rest[-1]}"
+    blocks.append(Block([], "ignored", f"{plural(len(rest), 'line')} after this point {were(len(rest))} not read "
+                                       f"({span}{': ' + why if why else ''}; not quoted here)"))
 
 
 LEFT_OUT = "no bid, list or command: left out"
@@ -409,6 +442,8 @@ def _finish_submission(ctx: Context, block: Block) -> None:
     try:
         player = ctx.require_player()
         game = ctx.require_game()
+        if driver.stopped(game) is not None:
+            raise CommandRejected(driver.stopped(game))
         if not is_auction(game):
             how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")

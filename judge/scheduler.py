@@ -15,16 +15,17 @@ from collections import defaultdict
 from datetime import datetime, timedelta
 from functools import partial
 
-from sqlalchemy import or_, select
+from sqlalchemy import bindparam, or_, select
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge import audit, reminders
+from judge import audit, driver, reminders
 from judge.config import Config
-from judge.failures import quarantine_game
+from judge.failures import STUCK, quarantine_game
 from judge.games import (AssignmentRefused, missing_players, notify, power_list, record_refusal, refusal_text,
                          resolve_game, set_state, standings, tell_assignment_delayed)
 from judge.methods import METHODS, method_of
-from judge.store.models import Event, Game, Player
+from judge.store.lock import is_transient, lock_game, retrying
+from judge.store.models import Event, Game, InboundMessage, Player
 from judge.wording import plural
 
 log = logging.getLogger(__name__)
@@ -51,18 +52,23 @@ def due_games(session: Session, now: datetime) -> list[int]:
 
 
 def due_ticks(session: Session, now: datetime) -> list[int]:
-    """Games whose method wants its tick (games.next_tick) by now."""
+    """Games whose method wants its tick (games.next_tick) by now; a stuck
+    game's timers wait until it is resumed."""
     return list(session.scalars(
-        select(Game.id).where(Game.next_tick.is_not(None), Game.next_tick <= now).order_by(Game.next_tick)))
+        select(Game.id).where(Game.next_tick.is_not(None), Game.next_tick <= now, Game.state != STUCK)
+        .order_by(Game.next_tick)))
 
 
 def method_tick(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
-    """One game's method tick, with the time it was due (not `now`)."""
-    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
-    if game is None or game.next_tick is None or game.next_tick > now:
+    """One game's method tick, with the time it was due (not `now`). The
+    timer is claimed under the game's lock and read again there: a tick
+    that lost the race to another judge process finds it moved, and does
+    nothing."""
+    game = lock_game(s, game_id, wait=False)
+    if game is None or game.state == STUCK or game.next_tick is None or game.next_tick > now:
         return None  # another judge process got there first
     at = game.next_tick
-    outcome = method_of(game).tick(s, config, now, game, at)
+    outcome = driver.tick(s, config, now, game, at)
     if game.next_tick == at:
         # The method did not move its timer: not fired again in a loop.
         game.next_tick = None
@@ -119,10 +125,21 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
         work += [(partial(send_reminders, hours=h), i) for i, h in due_reminders(s, config, now)]
     done = []
     for handle, game_id in work:
-        try:
+        if handle is handle_deadline:
+            _precompute(sessions, game_id, now)
+
+        def run(handle=handle, game_id=game_id) -> str | None:
             with sessions.begin() as s:
-                outcome = handle(s, config, game_id, now)
-        except Exception:
+                return handle(s, config, game_id, now)
+
+        try:
+            outcome = retrying(run, f"game {game_id}'s timed work")
+        except Exception as err:
+            if is_transient(err):
+                # The store went away (a restart, a failover): no bug of the
+                # game's; the next pass does it.
+                log.warning("game %s: its timed work waits for the store (%s)", game_id, type(err).__name__)
+                continue
             quarantine_game(sessions, config, now, game_id, traceback.format_exc())
             log.error("game %s: its deadline's work met a bug; the game is set aside as stuck", game_id)
             done.append(f"game {game_id}: stuck")
@@ -134,10 +151,35 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
     return done
 
 
+def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) -> None:
+    """The heavy part of a due deadline (a resolution, a Payola phase),
+    worked out from the game as it is now, without its lock and outside any
+    transaction (judge.driver.precompute), so that the locked transaction
+    that follows is short. Anything it meets is met again, and handled,
+    under the lock."""
+    from judge.games import precompute_resolution
+    from judge.methods.interface import LiveMethod
+
+    try:
+        with sessions() as s:
+            game = s.get(Game, game_id)
+            if game is None or game.state == STUCK or game.deadline is None or game.deadline > now:
+                return
+            method = method_of(game)
+            if isinstance(method, LiveMethod):
+                driver.precompute_deadline(s, game, now)
+            elif method.RESOLVES_AT_START and game.state == "forming" and method.STARTS_AT_DEADLINE:
+                precompute_resolution(s, game)
+            elif game.state == "bidding" and not method.RESOLVES_AT_START and not missing_players(s, game):
+                precompute_resolution(s, game)
+    except Exception:  # noqa: BLE001 - only a head start: the locked run does the work anyway
+        log.debug("game %s: nothing worked out ahead", game_id, exc_info=True)
+
+
 def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, hours: float) -> str | None:
     """Remind the players of one game who have not sent what its deadline
     waits for, each in a mail of their own, once per (deadline, hours)."""
-    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    game = lock_game(s, game_id, wait=False)
     if game is None or game.deadline is None or not reminders.waits_on_players(game.method, game.state):
         return None
     hours_now = reminders.game_hours(game.params, config.reminder_hours)
@@ -162,7 +204,7 @@ def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, h
 def _not_in_yet(s: Session, game: Game) -> list[tuple[Player, dict]]:
     """The players the deadline waits for, each with what their reminder
     says about them (never anything about another player)."""
-    own = method_of(game).not_in_yet(s, game)
+    own = driver.not_in_yet(s, game)
     if own is not None:
         return own
     late = []
@@ -215,7 +257,7 @@ def _refused_at_deadline(s: Session, config: Config, game: Game, now: datetime, 
 def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
     """The daily notice to the master of a game whose Method asks for one
     (DAILY_NOTICE: blind-random's protocol step and whom it waits for)."""
-    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    game = lock_game(s, game_id, wait=False)
     if game is None or game.state not in ("bidding", "waiting"):
         return None
     since = now - BLIND_NOTICE_EVERY
@@ -225,16 +267,25 @@ def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str
     return method_of(game).daily_notice(s, config, now, game)
 
 
+_MAIL_WAITING = (select(InboundMessage.id)
+                 .where(InboundMessage.status == "new", InboundMessage.received_at <= bindparam("deadline")).limit(1))
+
+
 def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
-    game = s.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=True)).first()
+    game = lock_game(s, game_id, wait=False)
     if game is None or game.deadline is None or game.deadline > now:
         return None  # another judge process got there first
+    if s.scalar(_MAIL_WAITING, {"deadline": game.deadline}) is not None:
+        # A mail stored before the deadline is not run yet (another judge
+        # process runs mail now, or a backlog): what it sends counts, so
+        # the deadline waits for it (the next pass).
+        return None
     method = method_of(game)
     if game.state == "forming" and method.STARTS_AT_DEADLINE:
         return _start_at_deadline(s, config, game, now)
     if game.state != "bidding":
         return None
-    own = method.at_deadline(s, config, now, game)
+    own = driver.at_deadline(s, config, now, game)
     if own is not None:
         return own
     missing = missing_players(s, game)

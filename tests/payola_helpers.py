@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from judge.games import find_game
 from judge.methods.payola import game as G
+from judge.methods.api import Outcome
 from judge.methods.payola.live import load, save
 
 
@@ -25,5 +26,5 @@ def near_the_end(h, name: str) -> None:
         g.set_units("ENGLAND", [], reset=True)
         g.set_units("GERMANY", [], reset=True)
         g.set_units("RUSSIA", ["A MOS", "A WAR", "F SEV"], reset=True)
-        save(game, G.State(state.variant, to_saved_game_format(g), state.ledger, state.accept,
-                           reports=state.reports), players)
+        game.method_state = save(Outcome(), G.State(state.variant, to_saved_game_format(g), state.ledger,
+                                                     state.accept, reports=state.reports), players).method_state

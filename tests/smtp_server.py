@@ -11,6 +11,7 @@
 Modes: "plain", "starttls" (STARTTLS required before MAIL), "tls" (implicit
 TLS). With auth=True the server offers AUTH LOGIN/PLAIN, accepts only
 USERNAME/PASSWORD, and refuses MAIL from unauthenticated sessions (530).
+With pipelining=True it offers PIPELINING.
 """
 
 from __future__ import annotations
@@ -78,6 +79,16 @@ class _Handler:
 
     def __init__(self, owner: SmtpTestServer) -> None:
         self.owner = owner
+
+    async def handle_EHLO(self, server: SMTP, session: Session, envelope: Envelope, hostname: str,
+                          responses: list[str]) -> list[str]:
+        session.host_name = hostname
+        if self.owner.pipelining:
+            # aiosmtpd reads commands from a stream, one line at a time, so
+            # it answers pipelined ones in order (RFC 2920); it only does
+            # not say so.
+            responses.insert(-1, "250-PIPELINING")
+        return responses
 
     async def handle_MAIL(
         self, server: SMTP, session: Session, envelope: Envelope, address: str, mail_options: list[str]
@@ -169,6 +180,7 @@ class SmtpTestServer:
     mode: str = "plain"
     auth: bool = False
     tls: TlsFiles | None = None
+    pipelining: bool = False  # offer PIPELINING in the EHLO answer
     host: str = "127.0.0.1"
     port: int = 0  # 0: pick a free port at the first start, then keep it
     messages: list[ReceivedMessage] = field(default_factory=list)

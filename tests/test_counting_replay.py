@@ -157,14 +157,50 @@ def test_blocks_fit_at_their_states_and_fail_one_below():
     fits = 0
     for table, n_real, types in _block_tables(replay_profiles()[::3]):
         try:
-            states = ea._line_dp(table, n_real, types, 300_000).states
+            states = ea._line_dp(table, n_real, types, 300_000, listed=False).states
         except ea._TooBig:
             continue
-        assert ea._line_dp(table, n_real, types, states).states == states
+        assert ea._line_dp(table, n_real, types, states, listed=False).states == states
         with pytest.raises(ea._TooBig):
-            ea._line_dp(table, n_real, types, states - 1)
+            ea._line_dp(table, n_real, types, states - 1, listed=False)
         fits += 1
     assert fits > 100
+
+
+def test_small_blocks_are_listed_in_the_dps_order():
+    """A block of a few lines is counted by listing its matchings
+    (_ListedDP): the same count and the same numbering as the DP, on every
+    table of up to 3 lines and on random ones of 4 and 5, with dummy slots
+    (the last ones, alike, as in a padded block) and dummy lines."""
+    tables = []
+    for m in (1, 2, 3):
+        for bits in range(1 << (m * m)):
+            a = [[bool(bits >> (i * m + j) & 1) for j in range(m)] for i in range(m)]
+            for n_real in range(1, m + 1):
+                tables.append((a, n_real, 0))
+    rnd = random.Random(55)
+    for _ in range(3000):
+        m = rnd.choice([4, 5])
+        d = rnd.choice([0.3, 0.5, 0.7, 0.9])
+        a = [[rnd.random() < d for _ in range(m)] for _ in range(m)]
+        tables.append((a, rnd.randint(1, m), rnd.randint(0, m - 1)))
+    listed = checked = 0
+    for a, n_real, dummies in tables:
+        m = len(a)
+        a = [list(row) for row in a]
+        for line in range(n_real, m):  # dummy lines are alike
+            a[line] = list(a[n_real])
+        for s in range(m - dummies, m):  # and dummy slots too
+            for line in range(m):
+                a[line][s] = a[line][m - dummies] if dummies else a[line][s]
+        types = ea._slot_types([tuple(x) for x in zip(*a)], [s >= m - dummies for s in range(m)])
+        dp = ea._LineDP(a, n_real, types, 10**6)
+        fast = ea._line_dp(a, n_real, types, 10**6)
+        assert fast.count == dp.count, (a, n_real, dummies)
+        assert [fast.unrank(r) for r in range(fast.count)] == [dp.unrank(r) for r in range(dp.count)]
+        listed += isinstance(fast, ea._ListedDP)
+        checked += dp.count > 1
+    assert listed > 4000 and checked > 1000
 
 
 def test_merging_in_pieces_changes_nothing(monkeypatch):

@@ -181,7 +181,10 @@ def test_a_payola_year_by_mail(harness: Harness):
     assert "A MUN R BOH: order 1 of this mail" in say(h, me["Germany"], "A MUN - BOH")
     h.clock.advance(seconds=3600)
     h.mail(GM, "SIGNON Mpay gmpw\nPROCESS")  # the GM plays the retreats before their deadline
-    assert "F1901R of ?pay played; results sent to every player and to you. Now W1901A" in h.body(h.last_to(GM))
+    # PROCESS is answered at once; the phase is played as its own job, under
+    # the game's lock but outside the mail's transaction (judge/driver/).
+    assert "F1901R of ?pay is played now, as at its deadline" in h.body(h.sent_to_kind(GM, "reply")[-1])
+    assert str(h.last_to(GM)["Subject"]) == "?pay: Payola F1901R results (GM)"
     state, _, deadline, _ = stored(h)
     assert G.phase(state) == "W1901A" and G.units(state)["A BOH"] == "Germany"
     assert deadline == h.clock.now() + timedelta(hours=24)

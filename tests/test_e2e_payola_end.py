@@ -32,12 +32,12 @@ def test_the_18th_centre_ends_the_game_and_reveals_the_seed(harness: Harness):
     h.mail(GM, "SIGNON Mend gmpw\nSET POWER p3@example.test France\nSTART")
     near_the_end(h, "end")
     h.mail(GM, "SIGNON Mend gmpw\nPROCESS")
-    assert "S1901M of ?end played" in h.body(h.last_to(GM))
+    assert "S1901M of ?end is played now" in h.body(h.sent_to_kind(GM, "reply")[-1])
+    assert str(h.last_to(GM)["Subject"]) == "?end: Payola S1901M results (GM)"
     h.mail(addr(3), "SIGNON ?end pw\n1 : F NAF - TUN")
     assert "offer 1 of the sheet" in h.body(h.last_to(addr(3)))
     h.mail(GM, "SIGNON Mend gmpw\nPROCESS")
-    assert "F1901M of ?end played; results sent to every player and to you. The game is over." in \
-        h.body(h.last_to(GM))
+    assert "F1901M of ?end is played now" in h.body(h.sent_to_kind(GM, "reply")[-1])
     with h.judge.sessions() as s:
         game = find_game(s, "end")
         assert game.state == "resolved" and game.deadline is None

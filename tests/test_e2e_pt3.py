@@ -181,8 +181,10 @@ def test_a_whole_pt3_game_by_mail(harness):
     from judge.cli import main
     from judge.methods.pt3.live import log_file
 
+    from judge.driver.view import game_view
+
     with h.judge.sessions() as session:
-        data = log_file(session, find_game(session, "pt"))
+        data = log_file(game_view(find_game(session, "pt")))
     path = h.config.data_dir / "pt.json"
     path.write_text(json.dumps(data))
     run = CliRunner().invoke(main, ["resolve", str(path), "--format", "json"])

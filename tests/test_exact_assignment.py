@@ -13,7 +13,6 @@ import math
 import random
 import subprocess
 import sys
-import time
 from collections import Counter
 from dataclasses import FrozenInstanceError
 from functools import cache
@@ -444,32 +443,24 @@ def test_replay_of_recorded_draws():
 # --------------------------------------------------------------------------
 
 
-def test_36_all_equal_counts_36_factorial_quickly():
+def test_36_all_equal_counts_36_factorial():
+    # (how fast: bench/bench_exact_assignment.py; tests assert no times)
     w = np.full((36, 36), 70, dtype=np.int64)
-    t = time.perf_counter()
     sol = solve(w, DrawStream(SEED))
-    elapsed = time.perf_counter() - t
     assert sol.tied == math.factorial(36) and sol.exact
     assert sorted(sol.assignment) == list(range(36))
-    assert elapsed < 0.5
     # rectangular: 36 players, 30 powers: 36! / 6! distinct results
     sol = solve(np.ones((36, 30), dtype=int), DrawStream(SEED))
     assert sol.tied == math.factorial(36) // math.factorial(6)
 
 
-def test_realistic_36_is_fast():
+def test_realistic_36_is_counted_exactly():
     rnd = random.Random(36)
-    times = []
     for k in range(60):
         w = realistic_matrix(rnd, 36)
-        t = time.perf_counter()
         sol = solve(w, DrawStream(seed(k)))
-        times.append(time.perf_counter() - t)
         assert sol.exact
         assert (sol.total, sol.sum_squares) == optimum(w)
-    times.sort()
-    assert times[len(times) // 2] < 0.010  # median well under 50 ms
-    assert times[-1] < 0.050
 
 
 def test_realistic_small_against_brute_force():
@@ -654,97 +645,123 @@ def _partition(label) -> list[tuple[int, ...]]:
     return sorted(tuple(g) for g in by.values())
 
 
-def _tight_implementations():
-    """The three implementations of the solver's tight moves and blocks, each
-    d -> (ok, tight, label): the numba kernel the solver runs, scipy's csgraph
-    (issue 12's candidate, measured slower) and the numpy reference."""
-    from judge.methods import tight_csgraph, tight_kernel
+@pytest.fixture
+def paths(monkeypatch):
+    """Runs a function of the solver once through the compiled kernel
+    (judge/methods/tight_kernel.py) and once through the Python path
+    (scipy's or the small-table Hungarian's assignment, then
+    _tight_components_py): returns both results."""
+    from judge.methods import tight_kernel
 
-    return {"numba": tight_kernel.tight_components, "csgraph": tight_csgraph.tight_components}
+    def both(f, *args, **kwargs):
+        out = []
+        for kernel in (tight_kernel, None):
+            monkeypatch.setattr(ea, "_KERNEL", [kernel])
+            out.append(f(*args, **kwargs))
+        monkeypatch.setattr(ea, "_KERNEL", [])
+        return out
 
-
-def _assert_all_agree(d: np.ndarray, what) -> bool:
-    """All three give the same answer on d: the same tight moves and the same
-    blocks when the moves have no negative cycle; ok False (the reference:
-    its AssertionError) when they have one. Returns ok."""
-    d = np.ascontiguousarray(d, dtype=np.int64)
-    try:
-        tight_py, label_py = ea._tight_components_py(d)
-        ok_py = True
-    except AssertionError:
-        ok_py = False
-    for name, impl in _tight_implementations().items():
-        ok, tight, label = impl(d)
-        assert bool(ok) == ok_py, (name, what)
-        if ok_py:
-            assert (tight == tight_py).all(), (name, what)
-            assert _partition(label) == _partition(label_py), (name, what)
-    return ok_py
+    return both
 
 
-def _solver_input(c: np.ndarray, sigma: np.ndarray) -> np.ndarray:
-    cs = c[:, sigma]  # as _analyse builds it
-    return cs - cs.diagonal()[:, None]
+def _same_analysis(paths, w, bonus=None, what=None) -> bool:
+    """Both paths give the same optimum and the same blocks (players,
+    powers, the tight pairs inside them); each its own optimal assignment.
+    Returns whether there was a block."""
+    compiled, python = paths(ea._analyse, w, bonus)
+    assert (compiled.total, compiled.sum_squares, compiled.bonus) == (python.total, python.sum_squares,
+                                                                        python.bonus), what
+    assert compiled.blocks == python.blocks, what
+    c, *_ = ea._costs(ea._as_matrix(w), ea._as_bonus(bonus, ea._as_matrix(w)))
+    n = c.shape[0]
+    assert c[np.arange(n), compiled.sigma].sum() == c[np.arange(n), python.sigma].sum(), what
+    assert sorted(compiled.sigma) == list(range(n)), what
+    return bool(compiled.blocks)
 
 
-def test_tight_implementations_agree_on_optimal_assignments():
-    """On the solver's own inputs (an optimal assignment from scipy), with
-    and without the bonus rule, from 1 to 36 players."""
+def test_compiled_and_python_paths_give_the_same_blocks(paths):
+    """On the solver's own inputs, with and without the bonus rule, square
+    and not, from 1 to 40 players: the same optimum and the same blocks."""
     rnd = np.random.default_rng(77)
     blocks = 0
     for case in range(400):
-        n = int(rnd.integers(1, 37))
+        p, q = int(rnd.integers(1, 41)), int(rnd.integers(1, 41))
+        if case % 3:
+            q = p
         levels = int(rnd.integers(1, 6))
-        w = rnd.integers(0, levels, size=(n, n)) * int(rnd.integers(1, 20))
-        bonus = (rnd.random(size=(n, n)) < 0.2).astype(np.int64) if case % 2 else None
-        c, *_ = ea._costs(w, bonus)
-        _, sigma = ea._lsa(c)
-        d = _solver_input(c, sigma)
-        assert _assert_all_agree(d, case)
-        blocks += any(len(g) > 1 for g in _partition(ea._tight_components_py(d)[1]))
-    assert blocks > 200  # most cases have tied blocks: the partitions were really compared
+        w = rnd.integers(0, levels, size=(p, q)) * int(rnd.integers(1, 20))
+        bonus = (rnd.random(size=(p, q)) < 0.2).astype(np.int64) if case % 2 else None
+        blocks += _same_analysis(paths, w, bonus, case)
+    assert blocks > 200  # most cases have tied blocks: the blocks were really compared
     rnd = random.Random(78)
     for case in range(60):
         w = realistic_matrix(rnd, rnd.choice([7, 17, 36, 50]))
-        c, *_ = ea._costs(w)
-        assert _assert_all_agree(_solver_input(c, ea._lsa(c)[1]), ("realistic", case))
+        _same_analysis(paths, w, None, ("realistic", case))
 
 
-def test_tight_implementations_agree_on_adversarial_moves():
-    """Matrices built to be hard rather than realistic: moves from known
-    potentials plus non-negative reduced costs, mostly 0 (large blocks);
-    long chains that need every Bellman-Ford round; all moves free; costs
-    near the float64 bound of the csgraph version; and negative cycles."""
+def test_compiled_and_python_paths_agree_on_built_tables(paths):
+    """Tables built to be hard rather than realistic: costs from known
+    potentials plus non-negative reduced costs, mostly 0 (large blocks,
+    many optimal assignments and potentials); a chain that only a long
+    alternating path reaches; costs near the 2**53 bound; all equal."""
     rnd = np.random.default_rng(12)
     for case in range(300):
         n = int(rnd.integers(1, 41))
-        p = rnd.integers(-10**6, 10**6, size=n)
+        u = rnd.integers(0, 10**6, size=n)
+        v = rnd.integers(0, 10**6, size=n)
         r = rnd.integers(0, 4, size=(n, n)) * (rnd.random((n, n)) < rnd.random())
-        np.fill_diagonal(r, 0)
-        d = p[None, :] - p[:, None] + r  # no negative cycle: a cycle sums its r >= 0
-        assert _assert_all_agree(d, ("potentials", case))
+        r[np.arange(n), rnd.permutation(n)] = 0  # an assignment of reduced cost 0: optimal
+        c = u[:, None] + v[None, :] + r
+        compiled, python = paths(ea._optimum_moves, np.ascontiguousarray(c, dtype=np.int64))
+        assert compiled[1] == python[1] == int(u.sum() + v.sum()), case
+        blocks = [g for g in _partition(python[3]) if len(g) > 1]
+        assert [g for g in _partition(compiled[3]) if len(g) > 1] == blocks, case
+        for g in blocks:  # inside a block the tight moves are those of every optimal assignment
+            ci = [int(compiled[0][i]) for i in g]
+            pi = [int(python[0][i]) for i in g]
+            assert sorted(ci) == sorted(pi), case
     for n in (2, 7, 36, 50):
-        # a chain i -> i + 1 of cost -1, everything else dear: v[k] = -k, found
-        # only after n - 1 rounds; then the same chain closed into a cycle.
-        d = np.full((n, n), 3 * n, dtype=np.int64)
-        np.fill_diagonal(d, 0)
-        d[np.arange(n - 1), np.arange(1, n)] = -1
-        assert _assert_all_agree(d, ("chain", n))
-        d[n - 1, 0] = n - 2  # cycle cost -1
-        assert not _assert_all_agree(d, ("chain cycle", n))
-        d[n - 1, 0] = n - 1  # cycle cost 0: every move of the chain is tight, one block
-        assert _assert_all_agree(d, ("zero cycle", n))
-        assert _partition(ea._tight_components_py(d)[1]) == [tuple(range(n))]
-        free = np.zeros((n, n), dtype=np.int64)
-        assert _assert_all_agree(free, ("all free", n))
-        big = (2**53 - 1) // (n + 1)  # n * max|d| < 2**53: still exact in float64
-        assert _assert_all_agree(np.array([[0] * n] + [[big] * n] * (n - 1)) - np.diag([0] + [big] * (n - 1)),
-                                 ("big", n))
+        # player i + 1 only gains by taking player i's power: one long chain
+        c = np.full((n, n), 3 * n, dtype=np.int64)
+        c[np.arange(n), np.arange(n)] = 1
+        c[np.arange(1, n), np.arange(n - 1)] = 0
+        c[0, n - 1] = 2 * n
+        compiled, python = paths(ea._optimum_moves, c)
+        assert compiled[1] == python[1] and _partition(compiled[3]) == _partition(python[3])
+        big = (2**53 - 1) // (n + 1)
+        c = np.where(np.eye(n, dtype=bool), 0, big).astype(np.int64)
+        compiled, python = paths(ea._optimum_moves, c)
+        assert compiled[1] == python[1] == 0
+        compiled, python = paths(ea._optimum_moves, np.zeros((n, n), dtype=np.int64))
+        assert _partition(compiled[3]) == _partition(python[3]) == [tuple(range(n))]
 
 
-def test_tight_implementations_agree_on_non_optimal_assignments():
-    """A random assignment in place of the optimal one: when it costs more
-    than the optimum, its moves have a negative cycle and all three say so."""
+def test_the_compiled_assignment_is_optimal_with_its_potentials():
+    """tight_kernel's assignment costs what scipy's does, and its
+    potentials are dual feasible and tight on it (what the tight moves
+    rest on), in exact integers up to the 2**53 bound."""
+    from scipy.optimize import linear_sum_assignment
+
+    from judge.methods import tight_kernel
+
+    rnd = random.Random(53)
+    for _ in range(1500):
+        n = rnd.randint(1, 45)
+        top = rnd.choice([1, 3, 50, 10**6, 2**53 // 64])
+        c = np.array([[rnd.randint(0, top) for _ in range(n)] for _ in range(n)], dtype=np.int64)
+        col4row, u, v = tight_kernel._assign(c)
+        assert sorted(col4row.tolist()) == list(range(n))
+        reduced = c - u[:, None] - v[None, :]
+        assert reduced.min() >= 0 and (reduced[np.arange(n), col4row] == 0).all()
+        r, k = linear_sum_assignment(c)
+        cols, cost = tight_kernel.assign(c)
+        assert int(cost) == int(c[r, k].sum()) == int(c[np.arange(n), col4row].sum())
+        assert (cols == col4row).all()
+
+
+def test_the_python_path_refuses_a_non_optimal_assignment():
+    """Its Bellman-Ford finds no potentials when the moves of the
+    assignment it is given have a negative cycle (a cheaper assignment)."""
     rnd = np.random.default_rng(5)
     worse = 0
     for case in range(200):
@@ -754,7 +771,12 @@ def test_tight_implementations_agree_on_non_optimal_assignments():
         sigma = rnd.permutation(n)
         rows, cols = ea._lsa(c)
         optimal = c[:, sigma].diagonal().sum() == c[rows, cols].sum()
-        ok = _assert_all_agree(_solver_input(c, sigma), case)
+        cs = c[:, sigma]
+        try:
+            ea._tight_components_py(cs - cs.diagonal()[:, None])
+            ok = True
+        except AssertionError:
+            ok = False
         assert ok == optimal, case
         worse += not ok
     assert worse > 150
@@ -851,17 +873,18 @@ def test_the_compiled_kernel_is_loaded_for_large_blocks_only(n, loads):
 
 
 def test_the_small_tables_hungarian_finds_what_scipy_finds():
-    """Up to SMALL_LSA rows one optimal assignment comes from _hungarian
-    (no scipy import): a permutation of the same minimum cost as scipy's,
-    in exact integers, on tables with ties, zeros and large costs."""
+    """Up to SMALL_LSA rows (and HUNGARIAN_UP_TO in a process without
+    scipy) one optimal assignment comes from _hungarian: a permutation of
+    the same minimum cost as scipy's, in exact integers, on tables with
+    ties, zeros and large costs."""
     from scipy.optimize import linear_sum_assignment
 
     rnd = random.Random(77)
-    for _ in range(2000):
-        n = rnd.randint(1, ea.SMALL_LSA)
+    for case in range(2200):
+        n = rnd.randint(1, ea.SMALL_LSA) if case < 2000 else rnd.randint(ea.SMALL_LSA, ea.HUNGARIAN_UP_TO)
         top = rnd.choice([1, 3, 50, 10**15])
         c = np.array([[rnd.randint(0, top) for _ in range(n)] for _ in range(n)], dtype=np.int64)
-        rows, cols = ea._lsa(c)
+        rows, cols = ea._small_lsa(c)
         assert sorted(cols.tolist()) == list(range(n))
         r, k = linear_sum_assignment(c)
         assert int(c[rows, cols].sum()) == int(c[r, k].sum())

@@ -534,7 +534,13 @@ def compare(raw: bytes, label: str = "") -> InboundMail:
         assert new.refusal is not None and new.text == "" and new.size == ref.size, (label, new)
         return new
     skip: dict[str, str] = {}
-    if _SPLIT_NAME.search(_first_raw_from(raw)) and new.sender_name != ref.sender_name:
+    if new.sender is not None and inbound._shaped_like_address(ref.sender_name) is not None:
+        # Issue 25: a display name that is an address is not a name (it
+        # would be listed as another player's address); the local part is.
+        skip["sender_name"] = "display name shaped like an address (intended)"
+        assert "@" in ref.sender_name and new.sender_name == new.sender.rpartition("@")[0], (label, new, ref)
+    if (_SPLIT_NAME.search(_first_raw_from(raw)) and new.sender_name != ref.sender_name
+            and "sender_name" not in skip):
         skip["sender_name"] = "white space between encoded words in the display name (intended)"
         # What the old code makes of the name with those spaces taken out.
         glued = _glued(raw)

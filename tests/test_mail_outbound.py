@@ -404,6 +404,58 @@ def test_typical_reply_is_byte_identical_to_the_reference() -> None:
     assert compose(**args) == _compose_email_message(**args)  # type: ignore[arg-type]
 
 
+_attachment_lists = st.lists(
+    st.tuples(
+        st.one_of(st.sampled_from(["record.json", "spring-board.png", "a", "x" * 34, "x" * 35, "résumé.pdf",
+                                   "a b.txt", "", "-x", 'q"uote.json']),
+                  _text("abcXYZ019._-", 20)),
+        st.one_of(st.binary(max_size=300), st.sampled_from([b"", b"x" * 57, b"y" * 58, b"--" + b"=" * 15])),
+        st.sampled_from(["application/json", "image/png", "text/plain", "application/octet-stream",
+                         "application/" + "x" * 70, "Image/PNG", "message/rfc822"]),
+    ),
+    min_size=1, max_size=3,
+)
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    sender_name=display_names,
+    subject=subjects,
+    body=st.one_of(bodies, st.sampled_from(["--===============", "x\n--===============123==\n"])),
+    message_id=st.one_of(st.just(make_message_id("judge.example.org", "outbox-42")), _usable_ids),
+    attachments=_attachment_lists,
+    extra=_usable_extra_headers,
+)
+def test_mails_with_attachments_are_the_email_message_references_bytes(
+    sender_name: str, subject: str, body: str, message_id: str, attachments: list, extra: dict[str, str] | None,
+) -> None:
+    """A result mail with its record, a board mail with its picture: written
+    directly (each attachment encoded once, kept for the next mail that
+    carries it), the same bytes as the EmailMessage build, the multipart
+    boundary included (both take it from the Message-ID)."""
+    args = {"sender": "judge@judge.example.org", "sender_name": sender_name, "to": ["anna@example.com"],
+            "subject": subject, "body": body, "message_id": message_id, "date": WHEN, "extra_headers": extra,
+            "attachments": attachments}
+    fast, reference = _outcome(compose, **args), _outcome(_compose_email_message, **args)
+    assert fast == reference
+    if isinstance(fast, bytes) and all(kind.startswith(("application/", "image/")) for _, _, kind in attachments):
+        msg = _parse(fast)
+        assert [(p.get_filename(), p.get_payload(decode=True)) for p in msg.iter_attachments()] == \
+            [(name, data) for name, data, _ in attachments]
+
+
+def test_an_attachment_is_encoded_once_for_every_mail_that_carries_it() -> None:
+    from judge.mail import outbound
+
+    picture = bytes(range(256)) * 400  # a board picture of 100 KB
+    outbound._attachment_part.cache_clear()
+    mails = [build(to=[f"p{i}@example.com"], message_id=make_message_id("example.test", f"m{i}"),
+                   attachments=[("spring-board.png", picture, "image/png")]) for i in range(9)]
+    info = outbound._attachment_part.cache_info()
+    assert (info.misses, info.hits) == (1, 8)
+    assert all(parse(raw).get_payload()[1].get_content() == picture for raw in mails)
+
+
 def test_attachments_take_the_email_message_path() -> None:
     attachment = ("resolution.json", b'{"winner": "anna"}', "application/json")
     raw = build(attachments=[attachment])

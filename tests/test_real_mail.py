@@ -280,3 +280,50 @@ def test_dovecot_restarts_within_and_between_passes_lose_nothing(rig, tmp_path, 
     finally:
         src.close()
         judge.sessions.kw["bind"].dispose()
+
+
+def test_a_clients_reply_through_real_smtp_and_imap_runs_only_its_commands(rig, tmp_path):
+    """Issue 25 between real servers: Outlook on the web's reply (its text
+    part carries the judge's mail unquoted under a line of underscores) goes
+    through the rig's SMTP into Dovecot; the judge, reading it over IMAP,
+    runs its two commands and nothing of the original, and its reply holds
+    no password."""
+    from pathlib import Path
+
+    from judge.store.models import Event, Player
+
+    judge = make_judge(tmp_path, inbox={"type": "imap"},
+                       imap={"host": rig.host, "port": rig.imap_port, "security": "none", "username": JUDGE,
+                             "password": rig.password(JUDGE), "timeout": 10},
+                       outbox={"transport": "smtp"},
+                       smtp={"host": rig.host, "port": rig.smtp_port, "security": "none", "timeout": 10})
+    corpus = Path(__file__).parent / "mail_clients" / "outlook_web.eml"
+    # The corpus's player is anna@players.test; here the rig's second user plays.
+    reply = corpus.read_bytes().replace(b"anna@players.test", PLAYER.encode())
+
+    def send(raw: bytes) -> None:
+        with smtplib.SMTP(rig.host, rig.smtp_port, timeout=10) as c:
+            c.sendmail(PLAYER, [JUDGE], crlf(raw))
+        deadline = time.monotonic() + 20
+        while not judge.run_once()["processed"] and time.monotonic() < deadline:
+            time.sleep(0.2)
+
+    try:
+        send(make_mail("gm@example.test", "CREATE ?spring gm-Secret-9 preference standard\nSET MANUAL START",
+                       message_id=f"<create.{time.monotonic_ns()}@example.test>"))
+        send(make_mail(PLAYER, "SIGNON ?spring anna-Secret-7", message_id=f"<join.{time.monotonic_ns()}@example.test>"))
+        send(reply)
+        [row] = [r for r in rows(judge, InboundMessage) if b"DB9PR07MB8456" in r.message_id.encode()]
+        commands = [e.data for e in rows(judge, Event) if e.kind == "command" and e.inbound_id == row.id]
+        assert [(c["status"], c["text"]) for c in commands] == [
+            ("done", "SIGNON ?spring ****"), ("done", "SET PREFERENCE Italy Austria Germany")]
+        [player] = rows(judge, Player)
+        assert player.failures == 0
+        [out] = [o for o in rows(judge, OutboxMessage) if o.inbound_id == row.id]
+        assert out.status == "sent" and b"anna-Secret-7" not in out.raw
+        answered = [m for m in mailbox_of(rig, PLAYER) if str(m["In-Reply-To"]) == row.message_id]
+        assert len(answered) == 1 and "the mail you replied to; not quoted here" in body(answered[0])
+    finally:
+        judge.sources[0].close()
+        judge.transport.close()
+        judge.sessions.kw["bind"].dispose()

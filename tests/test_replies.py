@@ -135,3 +135,17 @@ def test_the_masters_digest_of_preference_lists(harness):
     h.clock.advance(hours=25)
     h.run()
     assert h.last_to(GM)["Message-ID"] == digest["Message-ID"]
+
+
+def test_a_refused_older_mail_shows_both_times_to_the_second(harness):
+    """Issue 25: two mails sent in the same minute were told "sent 13:00,
+    before your list of 13:00": to the minute, the refusal explained nothing."""
+    from datetime import datetime, timezone
+
+    h = harness
+    h.mail(GM, "CREATE ?p gmpw preference standard\nSET MANUAL START")
+    h.mail(ANN, "SIGNON ?p pw-ann\nSET PREFERENCE EFG", date=datetime(2026, 3, 1, 11, 0, 40, tzinfo=timezone.utc))
+    h.mail(ANN, "SIGNON ?p pw-ann\nSET PREFERENCE GFE", date=datetime(2026, 3, 1, 11, 0, 5, tzinfo=timezone.utc))
+    reply = " ".join(h.body(h.last_to(ANN)).split())
+    assert ("this mail was sent Sun 01 Mar 2026 11:00:05 UTC, before your list of Sun 01 Mar 2026 11:00:40 UTC, "
+            "which stands") in reply, reply

@@ -19,7 +19,6 @@ from click.testing import CliRunner
 from judge.cli import main
 from judge.methods import METHODS
 from judge.resolution import RESOLVERS
-from judge.result_templates import RESULT_TEMPLATES
 from judge.resources import data_dir
 from tests.harness import make_mail
 
@@ -113,8 +112,8 @@ def test_deliver_beside_the_daemon_stores_without_sqlalchemy(tmp_path):
 def test_help_lists_every_subcommand_with_its_summary():
     out = CliRunner().invoke(main, ["--help"]).output
     listed = {line.split()[0] for line in out.split("Commands:")[1].splitlines() if line.strip()}
-    assert listed == {"blind", "deliver", "games", "log", "migrate", "moderator", "outbox", "pt3", "quarantine",
-                      "resolve", "serve", "thirdparty", "unlock", "unstick", "verify", "web"}
+    assert listed == {"blind", "compile", "deliver", "games", "log", "migrate", "moderator", "outbox", "pt3",
+                      "quarantine", "resolve", "serve", "thirdparty", "unlock", "unstick", "verify", "web"}
     assert "Blinding: get a random power" in out  # a lazily loaded command's own help line
     assert "Lift the password lock" in out
 
@@ -129,8 +128,9 @@ def test_method_table_names_agree_with_the_modules():
 
 
 def test_every_offline_resolver_has_its_result_templates():
-    assert set(RESULT_TEMPLATES) == set(RESOLVERS)
-    for folder in RESULT_TEMPLATES.values():
+    folders = {name: method.RESULTS for name, method in METHODS.items() if method.RESULTS}
+    assert set(folders) == set(RESOLVERS)
+    for folder in folders.values():
         assert (data_dir("templates") / folder / "offline.txt.j2").is_file()
 
 

@@ -286,3 +286,184 @@ def test_smtp_no_recipients_is_permanent(transports: TransportFactory) -> None:
     with pytest.raises(TransportError) as caught:
         transports(SmtpSettings(port=free_port())).send(mail)
     assert caught.value.temporary is False
+
+
+# ------------------------------------------------- batches, pipelining (issue 29)
+
+
+class RecordingProxy:
+    """A TCP relay between the transport and the server that keeps what the
+    client wrote, chunk by chunk as it came: commands the client sent
+    without waiting for a reply arrive together."""
+
+    def __init__(self, target_port: int) -> None:
+        import socket
+        import threading
+
+        self.target_port = target_port
+        self.chunks: list[bytes] = []
+        self.listener = socket.socket()
+        self.listener.bind(("127.0.0.1", 0))
+        self.listener.listen()
+        self.port = self.listener.getsockname()[1]
+        self._threads: list[threading.Thread] = []
+        self._start(self._accept)
+
+    def _start(self, target, *args) -> None:  # type: ignore[no-untyped-def]
+        import threading
+
+        thread = threading.Thread(target=target, args=args, daemon=True)
+        thread.start()
+        self._threads.append(thread)
+
+    def _accept(self) -> None:
+        import socket
+
+        while True:
+            try:
+                client, _ = self.listener.accept()
+            except OSError:
+                return
+            upstream = socket.create_connection(("127.0.0.1", self.target_port))
+            self._start(self._pump, client, upstream, True)
+            self._start(self._pump, upstream, client, False)
+
+    def _pump(self, source, sink, record: bool) -> None:  # type: ignore[no-untyped-def]
+        try:
+            while True:
+                data = source.recv(65536)
+                if not data:
+                    break
+                if record:
+                    self.chunks.append(data)
+                sink.sendall(data)
+        except OSError:
+            pass
+        finally:
+            for s in (source, sink):
+                try:
+                    s.close()
+                except OSError:
+                    pass
+
+    def close(self) -> None:
+        self.listener.close()
+
+
+def _batch(transport: SmtpTransport, mails, ours=None):  # type: ignore[no-untyped-def]
+    """send_batch with a commit point that records each group (and keeps
+    only `ours`, if given); returns (groups, outcomes)."""
+    groups: list[list[str]] = []
+    outcomes: dict[str, object] = {}
+
+    def commit(group):  # type: ignore[no-untyped-def]
+        groups.append([m.message_id for m in group])
+        return {m.message_id for m in group if ours is None or m.message_id in ours}
+
+    transport.send_batch(mails, commit, lambda mail, outcome: outcomes.__setitem__(mail.message_id, outcome))
+    return groups, outcomes
+
+
+@pytest.mark.parametrize("pipelining", [True, False])
+def test_smtp_pipelines_where_the_server_offers_it(
+    pipelining: bool, smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    """MAIL, RCPT and DATA in one write, and a mail's final dot with the next
+    mail's commands (RFC 2920): one round trip a mail. Only where the server
+    says PIPELINING."""
+    server = smtp_server_factory("plain", pipelining=pipelining)
+    proxy = RecordingProxy(server.port)
+    try:
+        transport = transports(server.settings(port=proxy.port))
+        mails = [outgoing(str(i), recipients=("anna@example.com", "bob@example.net")) for i in range(5)]
+        groups, outcomes = _batch(transport, mails)
+        transport.close()
+    finally:
+        proxy.close()
+    assert outcomes == {m.message_id: None for m in mails}
+    assert [m.raw for m in server.messages] == [m.raw for m in mails]
+    assert groups == [[m.message_id] for m in mails]  # one connection: a commit point each, in order
+    together = any(b"MAIL FROM" in c and b"RCPT TO" in c and c.endswith(b"DATA\r\n") for c in proxy.chunks)
+    dot_and_next = any(c.startswith(b".\r\nMAIL FROM:") for c in proxy.chunks)
+    assert (together, dot_and_next) == (pipelining, pipelining)
+    assert server.connections == 1
+
+
+def test_smtp_sends_a_batch_side_by_side_with_one_commit_point_a_round(
+    smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    server = smtp_server_factory("plain", pipelining=True)
+    transport = transports(server.settings(connections=3))
+    mails = [outgoing(str(i)) for i in range(7)]
+    groups, outcomes = _batch(transport, mails)
+    ids = [m.message_id for m in mails]
+    assert groups == [ids[0:3], ids[3:6], ids[6:7]]
+    assert outcomes == {i: None for i in ids}
+    assert sorted(m.raw for m in server.messages) == sorted(m.raw for m in mails)
+    assert server.connections == 3
+
+
+def test_smtp_abandons_a_mail_the_outbox_no_longer_holds(
+    smtp_server_factory: ServerFactory, transports: TransportFactory
+) -> None:
+    """The commit point says which mails are still ours: another is dropped
+    before its final dot (the server throws the unfinished mail away)."""
+    from judge.transports.base import ClaimLost
+
+    server = smtp_server_factory("plain", pipelining=True)
+    transport = transports(server.settings(connections=2))
+    mails = [outgoing("kept"), outgoing("lost")]
+    _, outcomes = _batch(transport, mails, ours={mails[0].message_id})
+    assert outcomes[mails[0].message_id] is None and isinstance(outcomes[mails[1].message_id], ClaimLost)
+    assert [m.raw for m in server.messages] == [mails[0].raw]
+    _, outcomes = _batch(transport, [outgoing("after")])  # a new connection where one was dropped
+    assert list(outcomes.values()) == [None] and len(server.messages) == 2
+
+
+def test_smtp_sends_no_dot_when_the_commit_point_cannot_be_recorded(
+    smtp_server: SmtpTestServer, transports: TransportFactory
+) -> None:
+    transport = transports(smtp_server.settings())
+
+    def commit(group):  # type: ignore[no-untyped-def]
+        raise OSError("the store is gone")
+
+    outcomes: dict[str, object] = {}
+    transport.send_batch([outgoing("1")], commit, lambda mail, outcome: outcomes.__setitem__(mail.message_id, outcome))
+    (error,) = outcomes.values()
+    assert isinstance(error, TransportError) and error.temporary and not error.unconfirmed
+    assert "commit point could not be recorded" in str(error)
+    assert smtp_server.messages == []
+
+
+def test_smtp_a_connection_lost_after_the_dot_is_unconfirmed(
+    smtp_server_factory: ServerFactory, transports: TransportFactory, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The server took the mail and the connection broke before its answer
+    came: the one case SMTP cannot settle (RFC 1047)."""
+    from tests import smtp_server as servers
+
+    class TakesItAndHangsUp(servers._Handler):
+        async def handle_DATA(self, server, session, envelope):  # type: ignore[no-untyped-def]
+            await super().handle_DATA(server, session, envelope)
+            server.transport.abort()
+            return "250 OK"
+
+    monkeypatch.setattr(servers, "_Handler", TakesItAndHangsUp)
+    server = smtp_server_factory("plain")
+    _, outcomes = _batch(transports(server.settings()), [outgoing("1"), outgoing("2")])
+    first = outcomes[outgoing("1").message_id]
+    assert isinstance(first, TransportError) and first.unconfirmed and "may have it" in str(first)
+    assert len(server.messages) == 2  # each on a new connection; each unconfirmed
+    assert all(isinstance(o, TransportError) and o.unconfirmed for o in outcomes.values())
+
+
+def test_smtp_sets_tcp_nodelay(smtp_server: SmtpTestServer, transports: TransportFactory) -> None:
+    """A small write (the dot) must not wait ~40 ms for the server's delayed
+    ACK of the body before it."""
+    import socket
+
+    transport = transports(smtp_server.settings())
+    transport.send(outgoing("1"))
+    conn = transport._lanes[0].conn
+    assert conn is not None and conn.sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY)

@@ -52,6 +52,11 @@ class Context:
     # The third-party run of the blinding protocol a line was for (it has
     # no game on this judge): its log (`judge log`) finds the line by it.
     blind_run_id: int | None = None
+    # What a game's method gathers from the mail's lines until the mail
+    # ends (judge.driver.hooks), per game id; and the games whose end of
+    # mail is already queued in `after`.
+    scratch: dict[int, dict[str, Any]] = field(default_factory=dict)
+    mail_ends: set[int] = field(default_factory=set)
 
     @property
     def log_game_id(self) -> int | None:

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from email.utils import parseaddr
 
-from judge import audit, passwords
+from judge import audit, driver, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands import eml_takeover as takeover
 from judge.games import active_players, find_player, notify, player_at, power_list, standings
@@ -96,7 +96,7 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
                  player=player.address, new="ejected")
     notify(ctx.session, ctx.config, ctx.now, "player/ejected.txt.j2", [player.address], game=game, player=player)
     return (f"{player.name} <{player.address}> ejected from ?{game.name}"
-            + method_of(game).roster_changed(ctx, game, old=player))
+            + driver.roster_changed(ctx, game, old=player))
 
 
 @handles(nodes.Replace)
@@ -142,7 +142,7 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
            player=new, token=token, kind="token")
     asked = method_of(game).REPLACEMENT_ASKED
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
-            f"sign on with{asked}" + method_of(game).roster_changed(ctx, game, old=old, new=new))
+            f"sign on with{asked}" + driver.roster_changed(ctx, game, old=old, new=new))
 
 
 def _replaced(ctx: Context, game: Game, node: nodes.Replace) -> tuple[Player, str]:

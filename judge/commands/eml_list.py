@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from sqlalchemy import func, select
 
+from judge import driver
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import (JUDGE_PARAMS, describe_params, find_game, is_auction, param_warnings, power_list, seats,
                          standings)
@@ -41,7 +42,7 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     master = (ctx.role == "master" or ctx.acting_master) and ctx.game is game
     # A method's list_view: a blinding protocol's step ("step"), or the
     # method's own board ("board": LUI, PT3, Payola); the template shows each its own way.
-    view = method_of(game).list_view(ctx, game, master)
+    view = driver.list_view(ctx, game, master)
     board = view.get("board") if view else None
     blind = None if board else view
     reminders = describe(game_hours(game.params, ctx.config.reminder_hours))

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from sqlalchemy import bindparam, func, select
 
-from judge import audit, lockout, notices, passwords
+from judge import audit, driver, lockout, notices, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.commands.eml_autostart import starts_by_itself, start_when_full
 from judge.commands.eml_observe import observe
@@ -178,7 +178,7 @@ def _observer_joins(ctx: Context, game: Game, observer: Player, password: str) -
 
 def _standing(ctx: Context, game: Game, player: Player) -> str:
     """Signing on again shows the player's list as it stands (nJudge)."""
-    return method_of(game).standing_line(ctx.session, game, player)
+    return driver.standing_line(ctx.session, game, player)
 
 
 def _no_such_game(ctx: Context, node: nodes.Signon) -> str:

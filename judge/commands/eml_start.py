@@ -7,6 +7,7 @@ from datetime import datetime
 
 from sqlalchemy.orm import Session
 
+from judge import driver
 from judge.commands.base import CommandRejected, Context, handles
 from judge.config import Config
 from judge.deadlines import format_time
@@ -27,6 +28,7 @@ from judge.games import (
     resolve_game,
     seats,
     set_state,
+    tell_observers,
 )
 from judge.methods import method_of
 from judge.store.models import Game
@@ -75,7 +77,7 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     except ValueError as err:  # each method's ParamError
         raise CommandRejected(f"?{game.name} cannot start: {err}. Fix it with SET first") from err
     method = method_of(game)
-    own = method.begin(session, config, now, game)
+    own = driver.begin(session, config, now, game)
     if own is not None:
         return own
     if method.RESOLVES_AT_START:
@@ -97,15 +99,6 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     tell_observers(session, config, now, game)
     return (f"the auction of ?{game.name} is open until {format_time(game.deadline)}; "
             f"{len(players)} players were sent the rules" + "".join(f"\n  Warning: {w}" for w in warnings))
-
-
-def tell_observers(session: Session, config: Config, now: datetime, game: Game) -> None:
-    """The observers hear that the game started (a game assigned at once
-    sends them its results instead); one mail each, as their addresses are
-    not shared."""
-    for o in observers(game):
-        notify(session, config, now, "observer/started.txt.j2", [o.address], game=game,
-               players=len(active_players(game)))
 
 
 @handles(nodes.Process)

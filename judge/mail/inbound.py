@@ -58,6 +58,7 @@ from email.feedparser import BytesFeedParser
 from email.parser import BytesHeaderParser
 from typing import Callable, Iterable, Iterator, TypeVar
 
+from judge.mail.flowed import decode_flowed, is_flowed
 from judge.mail.html2text import html_to_text
 
 T = TypeVar("T")
@@ -236,7 +237,10 @@ def parse_message(
     never read: anyone can write an Authentication-Results header. This holds
     only if the trusted server removes headers that claim its authserv-id
     from the mail it receives, as RFC 8601 section 5 requires of it.
-    The headers are read by a linear tokenizer (no backtracking regex).
+    The headers are read by a linear tokenizer (no backtracking regex). The
+    `authres` package (dkimpy's authors) was weighed against it (issue 25):
+    its parser took quadratic time on a header of many properties and
+    recursed once per nested comment (RecursionError), so it is not used.
 
     refusal is a sentence for the reply when the judge could not read the
     mail's text (MIME nested deeper than _MAX_MIME_DEPTH); text is then "",
@@ -940,6 +944,10 @@ def _sender(headers: _Headers, problems: list[str]) -> tuple[str | None, str]:
     # is shown, never trusted.
     pair = _guard(lambda: headers.address("From"), None, problems, "From")
     display = pair[0] if pair is not None and pair[1] == address else ""
+    if display and _shaped_like_address(display) is not None:
+        # A name that is an address is not a name: "=?utf-8?q?victim=40example.test?=
+        # <attacker@evil.test>" would be listed as "victim@example.test".
+        display = ""
     return address, display or address.rpartition("@")[0]
 
 
@@ -1315,10 +1323,31 @@ def _tree(msg: Message) -> Iterator[Message]:
 
 
 def _maintype(part: Message) -> str:
-    try:
-        return part.get_content_maintype()
-    except Exception:
-        return ""
+    return _content_type(part).partition("/")[0]
+
+
+def _content_type(part: Message) -> str:
+    """part.get_content_type(), "" if it fails; kept on the part, as each
+    call looks the header up again among all of the part's headers (a mail's
+    reading asked four times)."""
+    cached = part.__dict__.get("_judge_content_type")
+    if cached is None:
+        try:
+            cached = part.get_content_type()
+        except Exception:
+            cached = ""
+        part.__dict__["_judge_content_type"] = cached
+    return cached
+
+
+def _content_type_value(part: Message) -> object:
+    """part.get("content-type"), kept on the part like _content_type."""
+    missing = object()
+    cached = part.__dict__.get("_judge_content_type_value", missing)
+    if cached is missing:
+        cached = part.get("content-type")
+        part.__dict__["_judge_content_type_value"] = cached
+    return cached
 
 
 def _is_attachment(part: Message) -> bool:
@@ -1333,14 +1362,13 @@ def _body_text(msg: Message, problems: list[str]) -> str:
     for part in _tree(msg):
         if part.is_multipart():
             continue
-        try:
-            ctype = part.get_content_type()
-        except Exception:
-            continue
+        ctype = _content_type(part)
         if ctype not in ("text/plain", "text/html") or _is_attachment(part):
             continue
         if ctype == "text/plain":
-            return _normalise_text(_part_text(part, problems))
+            text = _normalise_text(_part_text(part, problems))
+            flowed, delsp = _flowed(part)
+            return decode_flowed(text, delsp=delsp) if flowed else text
         if html_part is None:
             html_part = part
     if html_part is not None:
@@ -1365,18 +1393,51 @@ def _part_text(part: Message, problems: list[str]) -> str:
 _PLAIN_PARAM = re.compile(rf";{_FWS}({_MIME_TOKEN}){_FWS}={_FWS}({_MIME_TOKEN}|{_PLAIN_QUOTED})")
 
 
-def _content_charset(part: Message) -> str | None:
-    """part.get_content_charset(), read straight from a plain Content-Type
-    (see _plain_mime), where that method's general parameter parsing gives
-    the same: the first charset parameter, unquoted, lower-cased."""
-    value = part.get("content-type")
+def _plain_params(part: Message) -> dict[str, str] | None:
+    """The parameters of a plain Content-Type (see _plain_mime), names
+    lower-cased, values unquoted, the first of each name; None when the
+    Content-Type is not plain. Read once a part (charset, format, delsp)."""
+    missing = object()
+    cached = part.__dict__.get("_judge_plain_params", missing)
+    if cached is not missing:
+        return cached  # type: ignore[return-value]
+    value = _content_type_value(part)
+    params: dict[str, str] | None = None
     # Exactly str: compat32's raw value (8-bit bytes would make it a Header,
     # policy.default a header object).
     if type(value) is str and "=?" not in value and _PLAIN_CONTENT_TYPE.fullmatch(value):
+        params = {}
         for name, param in _PLAIN_PARAM.findall(value):
-            if name.lower() == "charset":
-                return (param[1:-1] if param[:1] == '"' else param).lower()
-        return None
+            params.setdefault(name.lower(), param[1:-1] if param[:1] == '"' else param)
+    part.__dict__["_judge_plain_params"] = params
+    return params
+
+
+def _flowed(part: Message) -> tuple[bool, bool]:
+    """(format=flowed, DelSp=yes) of a text/plain part (RFC 3676)."""
+    params = _plain_params(part)
+    if params is not None:
+        return is_flowed(params)
+    try:
+        params = {}
+        for name in ("format", "delsp"):
+            param = part.get_param(name)
+            if isinstance(param, tuple):  # an RFC 2231 value
+                param = email_utils.collapse_rfc2231_value(param)
+            params[name] = str(param or "")
+        return is_flowed(params)
+    except Exception:
+        return False, False
+
+
+def _content_charset(part: Message) -> str | None:
+    """part.get_content_charset(), read straight from a plain Content-Type,
+    where that method's general parameter parsing gives the same: the first
+    charset parameter, unquoted, lower-cased."""
+    params = _plain_params(part)
+    if params is not None:
+        charset = params.get("charset")
+        return charset.lower() if charset is not None else None
     return part.get_content_charset()
 
 
@@ -1484,7 +1545,7 @@ def _auto_reason(msg: Message, headers: _Headers, sender: str | None, own: froze
     if from_local in _BOUNCE_LOCALPARTS:
         return f"bounce (from {from_local.upper() if from_local == 'mailer-daemon' else from_local})"
     try:
-        if msg.get_content_type() == "multipart/report":
+        if _content_type(msg) == "multipart/report":
             return "bounce (multipart/report)"
     except Exception:
         pass

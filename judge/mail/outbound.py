@@ -23,7 +23,9 @@ not set: some providers file such mail as junk, and players must see replies.
 
 from __future__ import annotations
 
+import base64
 import functools
+import hashlib
 import re
 from collections.abc import Callable, Mapping, Sequence
 from datetime import datetime
@@ -122,14 +124,14 @@ def compose(
     Raises ValueError for unusable input (bad addresses, naive date, header
     injection attempts, overriding our own headers).
     """
-    if not attachments:
-        try:
-            return _compose_text(
-                sender=sender, sender_name=sender_name, to=to, subject=subject, body=body, message_id=message_id,
-                date=date, in_reply_to=in_reply_to, references=references, extra_headers=extra_headers,
-            )
-        except _UseReference:
-            pass  # the header registry failed on some odd input: see what EmailMessage makes of it
+    try:
+        return _compose_text(
+            sender=sender, sender_name=sender_name, to=to, subject=subject, body=body, message_id=message_id,
+            date=date, in_reply_to=in_reply_to, references=references, extra_headers=extra_headers,
+            attachments=attachments,
+        )
+    except _UseReference:
+        pass  # the header registry failed on some odd input, or an attachment is odd: see what EmailMessage makes of it
     return _compose_email_message(
         sender=sender, sender_name=sender_name, to=to, subject=subject, body=body, message_id=message_id,
         date=date, in_reply_to=in_reply_to, references=references, extra_headers=extra_headers,
@@ -168,9 +170,13 @@ def _compose_text(
     in_reply_to: str | None,
     references: Sequence[str],
     extra_headers: Mapping[str, str] | None,
+    attachments: Sequence[tuple[str, bytes, str]] = (),
 ) -> bytes:
-    """compose() without attachments, written directly: the same bytes as
-    _compose_email_message(), the same checks in the same order."""
+    """compose() written directly: the same bytes as
+    _compose_email_message(), the same checks in the same order. The text's
+    encoding and each attachment's are kept (_body_part, _attachment_part):
+    a deadline mails one record to every player, a board picture goes to
+    every player of a game, and a notice may go to many alike."""
     if isinstance(to, str):
         raise TypeError("to must be a sequence of addresses, not one string")
     if not to:
@@ -213,20 +219,74 @@ def _compose_text(
         else:
             lines.append(_unstructured_line(name, value))
 
-    text = _normalise_body(body)
+    content, payload = _body_part(_normalise_body(body))
+    if not attachments:
+        lines.append(content + "MIME-Version: 1.0\r\n\r\n")
+        return _well_folded("".join(lines).encode("ascii", "surrogateescape") + payload)
+    text_part = content.encode("ascii") + b"\r\n" + payload
+    parts = [text_part, *(_attachment(*attachment) for attachment in attachments)]
+    boundary = _boundary(own_id, text_part)
+    lines.append(f'MIME-Version: 1.0\r\nContent-Type: multipart/mixed; boundary="{boundary}"\r\n\r\n')
+    delimiter = b"--" + boundary.encode("ascii")
+    return _well_folded(
+        "".join(lines).encode("ascii", "surrogateescape")
+        + b"".join(delimiter + b"\r\n" + part + b"\r\n" for part in parts) + delimiter + b"--\r\n"
+    )
+
+
+@functools.lru_cache(maxsize=256)
+def _body_part(text: str) -> tuple[str, bytes]:
+    """The text of a mail: its content header lines and its encoded text
+    (7bit when possible, else quoted-printable), `text` normalised
+    (_normalise_body). A plain mail has MIME-Version after these lines; a
+    multipart's text part has them alone."""
     if _is_7bit(text):
         cte = "7bit"
         payload = text.replace("\n", "\r\n").encode("ascii")
     else:
         cte = "quoted-printable"
         payload = _qp_encode(text)
-    lines.append(
-        'Content-Type: text/plain; charset="utf-8"\r\n'
-        f"Content-Transfer-Encoding: {cte}\r\n"
-        "MIME-Version: 1.0\r\n"
-        "\r\n"
-    )
-    return _well_folded("".join(lines).encode("ascii", "surrogateescape") + payload)
+    return f'Content-Type: text/plain; charset="utf-8"\r\nContent-Transfer-Encoding: {cte}\r\n', payload
+
+
+_SIMPLE_FILENAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+_SIMPLE_TYPE = re.compile(r"[a-z0-9][a-z0-9.+-]*/[a-z0-9][a-z0-9.+-]*")
+
+
+def _attachment(filename: object, data: object, mimetype: object) -> bytes:
+    if not (isinstance(filename, str) and isinstance(data, bytes) and isinstance(mimetype, str)):
+        raise _UseReference
+    return _attachment_part(filename, data, mimetype)
+
+
+@functools.lru_cache(maxsize=32)
+def _attachment_part(filename: str, data: bytes, mimetype: str) -> bytes:
+    """An attachment as EmailMessage.add_attachment() writes it: base64 in
+    lines of 76, encoded once however many mails carry it. Odd names and
+    types (which the email package would quote, encode or fold) go to the
+    reference (_UseReference)."""
+    disposition = f'Content-Disposition: attachment; filename="{filename}"'
+    if (not data or not _SIMPLE_FILENAME.fullmatch(filename) or len(disposition) > _MAX_LINE
+            or not _SIMPLE_TYPE.fullmatch(mimetype) or len("Content-Type: " + mimetype) > _MAX_LINE
+            or mimetype.startswith(("text/", "multipart/", "message/"))):
+        raise _UseReference
+    head = (f"Content-Type: {mimetype}\r\nContent-Transfer-Encoding: base64\r\n{disposition}\r\n"
+            "MIME-Version: 1.0\r\n\r\n")
+    return head.encode("ascii") + base64.encodebytes(data).replace(b"\n", b"\r\n")
+
+
+def _boundary(message_id: str, text_part: bytes) -> str:
+    """The multipart boundary, in the email package's shape, from the
+    Message-ID (so the same mail is the same bytes, and the reference can
+    be given the same one), and not found in the text (a base64 line never
+    holds "--")."""
+    digest = int.from_bytes(hashlib.sha256(message_id.encode("ascii", "surrogateescape")).digest()[:8], "big")
+    boundary = f"==============={digest % 10**19:019d}=="
+    candidate, counter = boundary, 0
+    while b"--" + candidate.encode("ascii") in text_part:
+        candidate = f"{boundary}.{counter}"
+        counter += 1
+    return candidate
 
 
 def _compose_email_message(
@@ -295,6 +355,9 @@ def _compose_email_message(
     for filename, data, mimetype in attachments:
         maintype, _, subtype = mimetype.partition("/")
         msg.add_attachment(data, maintype=maintype, subtype=subtype, filename=filename)
+    if attachments:
+        content, payload = _body_part(text)
+        msg.set_boundary(_boundary(own_id, content.encode("ascii") + b"\r\n" + payload))
     return _well_folded(msg.as_bytes())
 
 

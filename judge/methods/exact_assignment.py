@@ -28,17 +28,28 @@ How it is computed (anybody can redo it by hand or with other software)
   With a bonus table every cost C becomes (n + 1) * C + (1 - bonus) (a dummy
   cell: + 1): the n cells add at most n < n + 1, so rule 3 only ever decides
   between assignments equal under rules 1 and 2.
-* One optimal assignment comes from scipy's linear_sum_assignment (the costs
-  are checked to stay below 2**53, so floating point is exact). Dual
-  potentials are rebuilt from it in exact integers (Bellman-Ford over the
-  players' moves to one another's powers), and the *tight* cells (reduced
-  cost 0) are found. The co-optimal
-  assignments are exactly the perfect matchings of the tight cells. Which
-  optimal assignment scipy returned does not matter: everything below
-  depends only on the set of co-optimal assignments.
+* One optimal assignment and optimal dual potentials (u for players, v for
+  powers, c - u - v >= 0 everywhere and 0 on the assignment) are found in
+  exact integers (the costs are checked to stay below 2**53): by the
+  compiled kernel (judge/methods/tight_kernel.py: the shortest augmenting
+  path method of scipy's linear_sum_assignment, whose potentials are its
+  duals), or without it by scipy's linear_sum_assignment (or a Hungarian
+  method in Python for small tables) followed by potentials rebuilt with
+  Bellman-Ford over the players' moves to one another's powers. The
+  *tight* cells (reduced cost 0) are found. The co-optimal assignments are
+  exactly the perfect matchings of the tight cells (complementary
+  slackness: every optimal assignment is tight under every optimal
+  potential, and every perfect matching of tight cells costs the optimum).
+  Which optimal assignment and which potentials were found does not
+  matter: everything below depends only on the set of co-optimal
+  assignments.
 * The tight cells that can change split into independent *blocks* (the
   strongly connected parts of the Dulmage-Mendelsohn decomposition); every
-  other player keeps the one power open to him. Blocks with a single
+  other player keeps the one power open to him. A tight move inside a
+  block lies on a cycle of tight moves, so in some co-optimal assignment;
+  a tight cell in no co-optimal assignment (which potentials may add)
+  joins no two blocks: the blocks and the cells inside them are the same
+  whichever potentials were used. Blocks with a single
   distinct outcome (e.g. only players who get nothing anyway) are dropped;
   the others are numbered 0, 1, ... by their lowest player number.
 * In each remaining block the co-optimal assignments are counted exactly (big
@@ -71,7 +82,9 @@ Only the block's real players and powers are listed; padding never counts
   powers of that type (times 1 for the dummy type). Unranking walks the same
   numbers: the next player gets the first power, in increasing power number,
   whose number of completions exceeds what is left of r, r being reduced by
-  the completions of the powers passed over.
+  the completions of the powers passed over. (A block of at most 5 lines
+  with at most 64 assignments is listed instead, in that same order: the
+  same count and numbering.)
 
 The draw
 --------
@@ -109,12 +122,14 @@ Pure: no I/O, no clock, no global randomness.
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
+from judge.methods import compiled
 from judge.rng import Draw, DrawStream
 
 
@@ -123,21 +138,38 @@ from judge.rng import Draw, DrawStream
 # than 60% of a `judge resolve` of a 7-player game (bench/bench_startup.py),
 # while the O(n^3) method on a 7x7 table takes some 0.1 ms in Python.
 SMALL_LSA = 10
+# Up to this many rows too, in a process that has not imported scipy yet
+# and has no compiled kernel (a command that resolves one game before
+# `judge compile`): 1.5 ms at 36 rows and 12 ms at 50 in Python, against
+# scipy's import. A process that solves many tables has the kernel, or
+# pays scipy's import once.
+HUNGARIAN_UP_TO = 64
 
 
 def _lsa(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """One minimum-cost assignment of the square table c: (rows, cols), as
-    scipy's linear_sum_assignment gives it. scipy's solver is imported on
-    first use, and only for tables of more than SMALL_LSA rows. Which
-    optimal assignment comes back does not matter: the solver counts and
-    draws among all of them in a canonical order (tests check both give the
-    same results)."""
-    if c.shape[0] <= SMALL_LSA and c.shape[0] == c.shape[1]:
-        cols = _hungarian(c.tolist())
-        return np.arange(len(cols)), np.asarray(cols, dtype=np.intp)
+    scipy's linear_sum_assignment gives it. Up to SMALL_LSA rows from
+    _hungarian, from the compiled kernel where it is loaded (_kernel), up to
+    HUNGARIAN_UP_TO rows from _hungarian again in a process without scipy,
+    else from scipy, imported on first use. Which optimal assignment comes back
+    does not matter: the solver counts and draws among all of them in a
+    canonical order (tests check that they give the same results)."""
+    n = c.shape[0]
+    if n <= SMALL_LSA and n == c.shape[1]:
+        return _small_lsa(c)
+    kernel = _kernel(n)
+    if kernel is not None and n == c.shape[1]:
+        return np.arange(n), kernel.assign(np.ascontiguousarray(c, dtype=np.int64))[0]
+    if n <= HUNGARIAN_UP_TO and n == c.shape[1] and "scipy.optimize" not in sys.modules:
+        return _small_lsa(c)
     from scipy.optimize import linear_sum_assignment
 
     return linear_sum_assignment(c)
+
+
+def _small_lsa(c: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    cols = _hungarian(c.tolist())
+    return np.arange(len(cols)), np.asarray(cols, dtype=np.intp)
 
 
 def _hungarian(c: list[list[int]]) -> list[int]:
@@ -274,46 +306,89 @@ def _below_big(stream: DrawStream, n: int) -> tuple[int, int, int]:
 # --------------------------------------------------------------------------
 
 
-def _as_matrix(weights: Any) -> np.ndarray:
-    arr = np.asarray(weights)
-    if arr.size == 0:
-        return np.zeros(arr.shape if arr.ndim == 2 else (0, 0), dtype=np.int64)
-    if arr.ndim != 2:
-        raise ValueError("weights must be a rectangular table (players x powers)")
-    if arr.dtype.kind == "b":
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind == "f":
-        if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
-            raise ValueError("weights must be integers")
-        arr = arr.astype(np.int64)
-    elif arr.dtype.kind not in "iu":
-        raise ValueError("weights must be integers (below 2**63)")
-    if arr.min() < 0:
+def _as_matrix(weights: Any, checked: bool = True) -> np.ndarray:
+    """The weights as a C-ordered int64 table; `checked`: also refuse a
+    negative weight (the compiled kernel checks that itself)."""
+    if type(weights) is np.ndarray and weights.dtype == np.int64 and weights.ndim == 2 and \
+            weights.flags.c_contiguous:
+        arr = weights  # the preference method's tables: nothing to convert
+    else:
+        arr = np.asarray(weights)
+        if arr.size == 0:
+            return np.zeros(arr.shape if arr.ndim == 2 else (0, 0), dtype=np.int64)
+        if arr.ndim != 2:
+            raise ValueError("weights must be a rectangular table (players x powers)")
+        if arr.dtype.kind == "b":
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind == "f":
+            if not np.all(np.isfinite(arr)) or not np.all(arr == np.floor(arr)):
+                raise ValueError("weights must be integers")
+            arr = arr.astype(np.int64)
+        elif arr.dtype.kind not in "iu":
+            raise ValueError("weights must be integers (below 2**63)")
+        arr = np.ascontiguousarray(arr, dtype=np.int64)
+    if checked and arr.size:
+        _check_sign(arr)
+    return arr
+
+
+def _check_sign(w: np.ndarray) -> None:
+    if w.size and w.min() < 0:
         raise ValueError("weights must be >= 0")
-    return arr.astype(np.int64, copy=False)
 
 
-def _as_bonus(bonus: Any, shape: tuple[int, int]) -> np.ndarray | None:
+def _kernel_status(status: int) -> None:
+    """The compiled kernel's refusals (tight_kernel.OK, ...), as _as_matrix,
+    _as_bonus and _scale word them."""
+    if status == 1:
+        raise ValueError("weights must be >= 0")
+    if status == 2:
+        raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
+    if status == 3:
+        raise ValueError(_TOO_LARGE)
+
+
+def _as_bonus(bonus: Any, w: np.ndarray, checked: bool = True) -> np.ndarray | None:
+    """The bonus table as a C-ordered int64 table of w's shape; `checked`:
+    also refuse a cell that is neither 0 nor 1 (the compiled kernel checks
+    that itself, after the weights' signs, so that the same fault is
+    named first either way)."""
     if bonus is None:
         return None
     b = np.asarray(bonus)
+    if b.shape != w.shape:
+        if not checked:
+            _check_sign(w)
+        raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
     # (b == 0) | (b == 1), not np.isin: isin's set-up costs some 20 us a
     # call, a twentieth of a 36-player resolution.
-    if b.shape != shape or not ((b == 0) | (b == 1)).all():
+    if checked and not ((b == 0) | (b == 1)).all():
         raise ValueError("bonus must be a table of 0s and 1s the shape of the weights")
-    return b.astype(np.int64)
+    return np.ascontiguousarray(b, dtype=np.int64)
 
 
-def _costs(w: np.ndarray, bonus: np.ndarray | None = None) -> tuple[np.ndarray, int, int, int, int]:
-    """Padded square cost matrix, n, the scale K, maxw and the bonus scale M
-    (1 without a bonus table)."""
+_TOO_LARGE = "weights too large for an exact solve (n * K * maxw must stay below 2**53)"
+
+
+def _scale(w: np.ndarray, bonus: np.ndarray | None) -> tuple[int, int, int, int]:
+    """(n, K, maxw, M) of _costs, checked to keep every cost exact."""
     p, q = w.shape
     n = max(p, q)
     maxw = max(1, int(w.max()))
     K = n * maxw * maxw + 1
     M = 1 if bonus is None else n + 1
     if M * n * K * maxw + n >= _FLOAT_EXACT:
-        raise ValueError("weights too large for an exact solve (n * K * maxw must stay below 2**53)")
+        _check_sign(w)  # the faults in the order _as_matrix and _as_bonus name them
+        _as_bonus(bonus, w)
+        raise ValueError(_TOO_LARGE)
+    return n, K, maxw, M
+
+
+def _costs(w: np.ndarray, bonus: np.ndarray | None = None) -> tuple[np.ndarray, int, int, int, int]:
+    """Padded square cost matrix, n, the scale K, maxw and the bonus scale M
+    (1 without a bonus table)."""
+    p, q = w.shape
+    n, K, maxw, M = _scale(w, bonus)
     c = np.full((n, n), K * maxw, dtype=np.int64)
     c[:p, :q] = K * (maxw - w) + w * w
     if bonus is not None:
@@ -329,16 +404,28 @@ def _decode(opt: int, n: int, K: int, maxw: int, M: int) -> tuple[int, int, int]
     return n * maxw - base // K, base % K, (n - missed if M > 1 else 0)
 
 
-def optimum(weights: Any) -> tuple[int, int]:
-    """(maximum total, minimum sum of squares among maximum-total assignments)."""
-    w = _as_matrix(weights)
-    if w.size == 0:
-        return 0, 0
-    c, n, K, maxw, M = _costs(w)
-    rows, cols = _lsa(c)
-    total, squares, _ = _decode(int(c[rows, cols].sum()), n, K, maxw, M)
-    # every cell, dummies included, costs K * (maxw - w) + w**2
-    return total, squares
+def optimum(weights: Any, keep_rows: np.ndarray | None = None, keep_cols: np.ndarray | None = None) -> tuple[int, int]:
+    """(maximum total, minimum sum of squares among maximum-total
+    assignments) of the table, or of its rows and columns marked in the
+    boolean arrays `keep_rows` and `keep_cols` ((0, 0) when none is left)."""
+    w = _as_matrix(weights, checked=False)
+    # (the compiled kernel takes exactly these types: no other signature is compiled)
+    keep_rows = np.ones(w.shape[0], np.bool_) if keep_rows is None else np.ascontiguousarray(keep_rows, np.bool_)
+    keep_cols = np.ones(w.shape[1], np.bool_) if keep_cols is None else np.ascontiguousarray(keep_cols, np.bool_)
+    kernel = _kernel(max(w.shape))
+    if kernel is None or not keep_rows.any() or not keep_cols.any():
+        w = w[keep_rows][:, keep_cols]
+        if w.size == 0:
+            return 0, 0
+        _check_sign(w)
+        c, n, K, maxw, M = _costs(w)
+        rows, cols = _lsa(c)
+        total, squares, _ = _decode(int(c[rows, cols].sum()), n, K, maxw, M)
+        # every cell, dummies included, costs K * (maxw - w) + w**2
+        return total, squares
+    status, total, squares = kernel.optimum(w, keep_rows, keep_cols)
+    _kernel_status(status)
+    return int(total), int(squares)
 
 
 # --------------------------------------------------------------------------
@@ -684,17 +771,84 @@ def _closing(line_types: list[list[int]], dummy_ok: set[int], T: int, n_real: in
     return closing
 
 
-def _line_dp(table: list[list[bool]], n_real: int, types: _SlotTypes, limit: int) -> _LineDP:
+def _line_dp(table: list[list[bool]], n_real: int, types: _SlotTypes, limit: int,
+             listed: bool = True) -> _LineDP | _ListedDP:
     """The counting DP, numpy's when the states fit in int64 codes. The
     Python one keeps a tuple of T counts per state and builds up to T of
     them per state and line, so its state limit shrinks with T**2: at 100
     powers a block with 100 distinct types would otherwise take minutes and
-    gigabytes before giving up (issue 12's bound: 10 s, 1 GB)."""
+    gigabytes before giving up (issue 12's bound: 10 s, 1 GB). A block of a
+    few lines whose DP cannot pass the limit is listed instead (`listed`)."""
+    if listed and len(table) <= _LISTED_UP_TO and types.bound <= limit:  # (its states cannot pass the limit)
+        listed = _ListedDP.of(table, n_real, types)
+        if listed is not None:
+            return listed
     if _VEC_FROM < types.bound < 1 << 62:
         return _LineDPVec(table, n_real, types, limit)
     T = len(types.size)
     return _LineDP(table, n_real, types, min(limit, _TUPLE_CELLS // (T * T)) if T > 20 else limit)
 
+
+class _ListedDP:
+    """The counting DP's count and numbering of a block of a few lines, by
+    listing its matchings: most tied blocks of real lists have 2 to 5
+    players and a handful of assignments, where the DP's set-up costs more
+    than the listing (some 15 us a block). The listing walks the lines in
+    order and each line's slots in increasing order, a dummy slot once (the
+    first free one, as unrank takes it), and keeps the matchings that the
+    dummy lines can complete: exactly unrank's order, so the same count
+    and numbering (tests/test_counting_replay.py)."""
+
+    def __init__(self, matchings: list[tuple[int, ...]]):
+        self.matchings = matchings
+        self.count = len(matchings)
+        self.states = len(matchings)
+
+    @classmethod
+    def of(cls, table: list[list[bool]], n_real: int, types: _SlotTypes) -> _ListedDP | None:
+        """The listing, or None past _LISTED_MATCHINGS matchings."""
+        m = len(table)
+        dummy = [types.dummy[t] for t in types.slot_type]
+        rest = table[n_real] if n_real < m else None  # the dummy lines' slots (all alike)
+        used = [False] * m
+        line: list[int] = []
+        out: list[tuple[int, ...]] = []
+
+        def walk(k: int) -> bool:
+            if k == n_real:
+                if rest is None or all(used[s] or rest[s] for s in range(m)):
+                    out.append(tuple(line))
+                return len(out) <= _LISTED_MATCHINGS
+            row = table[k]
+            dummy_seen = False
+            for s in range(m):
+                if not row[s] or used[s]:
+                    continue
+                if dummy[s]:
+                    if dummy_seen:
+                        continue
+                    dummy_seen = True
+                used[s] = True
+                line.append(s)
+                ok = walk(k + 1)
+                line.pop()
+                used[s] = False
+                if not ok:
+                    return False
+            return True
+
+        return cls(out) if walk(0) else None
+
+    def unrank(self, r: int) -> list[int]:
+        if not 0 <= r < self.count:
+            raise ValueError("rank out of range")
+        return list(self.matchings[r])
+
+
+# Blocks of at most this many lines, with at most this many matchings, are
+# counted by listing them (_ListedDP).
+_LISTED_UP_TO = 5
+_LISTED_MATCHINGS = 64
 
 # Tuple-DP work allowed to blocks of more than 20 slot types (states x T**2).
 _TUPLE_CELLS = 40_000_000
@@ -744,7 +898,6 @@ class _RawBlock:
     rows: list[int]  # padded row indices, increasing
     cols: list[int]  # padded column indices, increasing
     allowed: list[list[bool]]  # rows x cols
-    match: list[int]  # local row -> local column (a perfect matching)
 
 
 @dataclass
@@ -806,82 +959,114 @@ def _strong_components(adj: list[list[int]]) -> list[list[int]]:
     return comps
 
 
+_NO_BONUS = np.zeros((0, 0), dtype=np.int64)
+
+
 def _analyse(weights: Any, bonus: Any = None) -> _Analysis:
-    w = _as_matrix(weights)
+    w = _as_matrix(weights, checked=False)
     p, q = w.shape
-    b = _as_bonus(bonus, (p, q))
+    kernel = _kernel(max(p, q))
+    if kernel is None:
+        _check_sign(w)
+    b = _as_bonus(bonus, w, checked=kernel is None)
     if p == 0 or q == 0:
         return _Analysis(p, q, list(range(max(p, q))), [], 0, 0)
+    if kernel is not None:  # the costs, the optimum and its blocks in one call
+        status, sigma, total, squares, taken, rows, cols, starts, allowed = kernel.analyse(
+            w, _NO_BONUS if b is None else b)
+        _kernel_status(status)
+        rows, cols, starts = rows.tolist(), cols.tolist(), starts.tolist()
+        blocks, cell = [], 0
+        for s, e in zip(starts, starts[1:]):
+            m = e - s
+            blocks.append(_RawBlock(rows[s:e], cols[s:e], allowed[cell:cell + m * m].reshape(m, m).tolist()))
+            cell += m * m
+        return _Analysis(p, q, sigma.tolist(), blocks, int(total), int(squares), int(taken))
     c, n, K, maxw, M = _costs(w, b)
+    sigma, cost, tight, label = _optimum_moves(c)
+    total, squares, taken = _decode(cost, n, K, maxw, M)
+    return _blocks_of(p, q, sigma, tight, label, total, squares, taken)
+
+
+def _blocks_of(p: int, q: int, sigma: np.ndarray, tight: np.ndarray, label: np.ndarray, total: int, squares: int,
+               taken: int) -> _Analysis:
+    """The analysis of a p x q table from its optimum (_optimum_moves): the
+    blocks of more than one player."""
+    sig = sigma.tolist()
+    groups: dict[int, list[int]] = {}
+    for i, x in enumerate(label.tolist()):
+        if x in groups:
+            groups[x].append(i)
+        else:
+            groups[x] = [i]
+    blocks: list[_RawBlock] = []
+    for rows in groups.values():  # each in increasing player order
+        if len(rows) > 1:
+            holder = {sig[i]: i for i in rows}
+            cols = sorted(holder)
+            allowed = tight[rows][:, [holder[col] for col in cols]].tolist()
+            blocks.append(_RawBlock(rows, cols, allowed))
+    blocks.sort(key=lambda b: b.rows[0])  # block order: by lowest player number
+    return _Analysis(p, q, sig, blocks, total, squares, taken)
+
+
+def _optimum_moves(c: np.ndarray) -> tuple[np.ndarray, int, np.ndarray, np.ndarray]:
+    """(sigma, cost, tight, label): one optimal assignment of the padded
+    square table c (player i takes column sigma[i]) and its cost; tight[i, k]
+    when player i may take player k's power at reduced cost 0; label[i] the
+    strongly connected component of player i among the tight moves. In one
+    call to the compiled kernel where it is loaded (its potentials are the
+    assignment's duals), else scipy's or the small-table Hungarian's
+    assignment and _tight_components_py (potentials from the moves). The
+    tight moves may differ between the two on pairs of no optimal
+    assignment, never the components of more than one player nor the tight
+    moves inside them: a move inside a component lies on a cycle of tight
+    moves, so in an optimal assignment, and every optimal assignment is
+    tight under every optimal potential (complementary slackness). So the
+    blocks are the same either way (tests)."""
+    kernel = _kernel(c.shape[0])
+    if kernel is not None:
+        sigma, cost, tight, label = kernel.optimum_moves(c)
+        return sigma, int(cost), tight, label
     _, sigma = _lsa(c)
     cs = c[:, sigma]  # cs[i, k]: player i on the power now held by player k
     diag = cs.diagonal()
-    total, squares, taken = _decode(int(diag.sum()), n, K, maxw, M)
-    d = cs - diag[:, None]  # d[i, k]: player i moving to player k's power
-    tight, label = _tight_components(d)
-    blocks: list[_RawBlock] = []
-    sizes = np.bincount(label, minlength=n)
-    if (sizes >= 2).any():
-        sig = sigma.tolist()
-        for comp in np.unique(label[sizes[label] >= 2]).tolist():
-            rows = np.flatnonzero(label == comp).tolist()
-            cols = sorted(sig[i] for i in rows)
-            holder = {sig[i]: i for i in rows}
-            col_pos = {col: x for x, col in enumerate(cols)}
-            blocks.append(
-                _RawBlock(
-                    rows=rows,
-                    cols=cols,
-                    allowed=tight[np.ix_(rows, [holder[col] for col in cols])].tolist(),
-                    match=[col_pos[sig[i]] for i in rows],
-                )
-            )
-        blocks.sort(key=lambda b: b.rows[0])  # block order: by lowest player number
-        return _Analysis(p, q, sig, blocks, total, squares, taken)
-    return _Analysis(p, q, sigma.tolist(), blocks, total, squares, taken)
-
-
-def _tight_components(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(tight, label): the reduced-cost-0 moves and each player's strongly
-    connected component among them. The compiled kernel when numba is there,
-    else the same computation in numpy and Python (slower per call, faster
-    than scipy.sparse.csgraph's version, judge/methods/tight_csgraph.py:
-    docs/preference.md, "Why numba")."""
-    kernel = _kernel(d.shape[0])
-    if kernel is None:
-        return _tight_components_py(d)
-    ok, tight, label = kernel(np.ascontiguousarray(d, dtype=np.int64))
-    if not ok:  # pragma: no cover - would mean scipy returned a non-optimal assignment
-        raise AssertionError("no dual potentials: the assignment is not optimal")
-    return tight, label
+    tight, label = _tight_components_py(cs - diag[:, None])  # d[i, k]: player i moving to player k's power
+    return sigma, int(diag.sum()), tight, label
 
 
 _KERNEL: list = []
-# Players in a block from which the compiled kernel is worth loading. numba
-# costs a process ~0.27 s (import and cache load) and saves 35-100 us a
-# call: a 7-player game (blocks of at most 7) never loads it, so `judge
-# resolve` and a mail that starts a game stay quick; a big variant's first
-# large block loads it, and every later block of the process uses it. Both
-# versions give the same result (tests/test_exact_assignment.py): only the
+# Rows of a table from which the compiled kernel (judge/methods/tight_kernel.py)
+# is worth loading. numba costs a process ~0.3 s (import and cache load) and
+# saves some 0.5 ms a solve at 36 powers: a 7-player game never loads it; a
+# big variant's first solve loads it where judge/methods/compiled.py allows
+# (a daemon whose cache is built; never a compile in a `judge` command, and
+# never in one that resolves one game and exits), and every later solve of
+# the process uses it. Both paths give the same result
+# (tests/test_exact_assignment.py, tests/test_preference_replay.py): only the
 # time differs.
 COMPILED_FROM = 12
 
 
 def _kernel(n: int):
-    if not _KERNEL and n < COMPILED_FROM:
+    """The compiled kernel module for a table of n rows, or None (the Python
+    path): loaded once, from n >= COMPILED_FROM, when compiled.allowed()."""
+    if _KERNEL:
+        return _KERNEL[0]
+    if n < COMPILED_FROM or not compiled.allowed("solver"):
         return None
-    if not _KERNEL:
-        try:
-            from judge.methods.tight_kernel import tight_components
-        except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
-            tight_components = None
-        _KERNEL.append(tight_components)
-    return _KERNEL[0]
+    try:
+        from judge.methods import tight_kernel
+    except ImportError:  # pragma: no cover - numba is a dependency; keep working without it
+        tight_kernel = None
+    _KERNEL.append(tight_kernel)
+    return tight_kernel
 
 
 def _tight_components_py(d: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The reference version of the kernel (judge/methods/tight_kernel.py);
-    unlike it, raises AssertionError instead of returning ok False."""
+    """The tight moves and their components without a JIT, from the moves
+    d[i, k] of one optimal assignment (player i taking player k's power);
+    raises AssertionError if the assignment is not optimal."""
     n = d.shape[0]
     # Bellman-Ford for potentials v with v[k] <= v[i] + d[i, k] (no negative
     # cycle: sigma is optimal). At the fixed point the reduced cost of player i
@@ -926,7 +1111,7 @@ class _Counted:
     count: int
     exact: bool
     order: str  # "players", "powers", "players-frontier", "powers-frontier", "sampled" or "fixed"
-    dp: _LineDP | None
+    dp: _LineDP | _ListedDP | None
     lines: list[int] | None = None  # a frontier order: local line of each DP line
 
 

@@ -144,25 +144,6 @@ class Method:
 
         return run_resolution(data, seed)
 
-    # -- a method with a state of its own (commands in, events out) -------
-    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-        """A line of a mail in this method's game (after SIGNON), before the
-        command grammar reads it: ("done" or "rejected", the reply's message)
-        if the line is the method's own command, None to leave it to the
-        shell. The method applies it to its engine, keeps the new state in
-        game.method_state and the next tick in game.next_tick, and queues
-        the mails its events call for, all in the caller's transaction. The
-        line is logged and quoted as sent: a method's commands carry no
-        password. A line it claims is never read by the command grammar, so
-        its grammar must not claim the shell's words (SIGNON, LIST...)."""
-        return None
-
-    def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
-        """The scheduler fires game.next_tick (`at`, its own time; `now` is
-        when it runs): the engine's tick, the new state and next tick, the
-        mails. Returns the operator's log line, or None."""
-        return None
-
     # -- shell hooks (a method that runs its own protocol) ----------------
     def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
         """START of a forming game in the method's own way: what the master
@@ -228,16 +209,45 @@ class Method:
 
 class LiveMethod(Method):
     """A method that keeps its own state and runs by its own commands (LUI,
-    PT3, Payola): the hooks that only hand over to its shell side (LIVE, its
-    live.py, imported when a hook runs) and to its replay, written once.
-    A package declares only what differs."""
+    PT3, Payola). Its hooks are pure functions of the game, in the module
+    named by LIVE (imported when a hook runs): the game driver
+    (judge/driver/) calls them with a judge.methods.api.GameView read under
+    the game's lock and stores the Outcome each returns, in the same
+    transaction. They never touch the store or the outbox. The module
+    holds:
 
-    # Module path of the shell side: describe(raw), begin, roster_changed,
-    # list_view(game), public_board(game, names).
+    - `claims(line)`: whether a mail's line is the method's own (checked
+      before any other of its work; a package may answer it from a lighter
+      module: override `claims`);
+    - `command(game, actor, number, line, at, scratch)`: one such line,
+      sent by `actor` (api.Actor), stored by the judge at `at`; `scratch`
+      is the mail's, for what waits until its last line;
+      `end_of_mail(game, scratch, at)`: that (an Outcome or None);
+    - `begin(game, now, seed)`: START (api.Refusal if it cannot start);
+      `at_deadline(game, now, seed)`: games.deadline passed;
+      `tick(game, now, at)`: games.next_tick fired at `at`;
+      `roster_changed(game, old, new, at)`: EJECT (new None) or REPLACE;
+    - views, read only: `list_view(game)` (LIST), `public_board(game,
+      names)` (the web page), `standing_line(game, player)` (SIGNON),
+      `not_in_yet(game)` (the reminders: [(player id, context)], or None),
+      `describe(raw_params)` (the settings in a line).
+
+    A hook the module does not define is the shell's default (a plain
+    assignment's START, deadline, LIST...). A package declares only what
+    differs here."""
+
+    # Module path of the pure hooks above.
     LIVE: str = ""
 
     def live(self) -> Any:
         return importlib.import_module(self.LIVE)
+
+    def hook(self, name: str) -> Any:
+        """The live module's hook `name`, or None where it has none."""
+        return getattr(self.live(), name, None)
+
+    def claims(self, line: str) -> bool:
+        return bool(self.live().claims(line))
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return self.live().describe(dict(params))
@@ -256,15 +266,3 @@ class LiveMethod(Method):
     def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
         # The record's input is the log `judge resolve` reads: verify re-reads it.
         return self.resolve_file(data, seed)
-
-    def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        return self.live().begin(session, config, now, game)
-
-    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
-        return self.live().roster_changed(ctx, game, old, new)
-
-    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        return self.live().list_view(game)
-
-    def public_board(self, game: Game, names: Mapping[str, str]) -> dict | None:
-        return self.live().public_board(game, names)

@@ -3,7 +3,8 @@ matching_sampler.py, `_frontier`, `_node_bounds` and `_trials`),
 compiled with numba: the same source, so the same result bit for bit (IEEE
 doubles, no fast-math; tests/test_matching_sampler.py checks it), some 100x
 faster. Loaded only for blocks of matching_sampler.COMPILED_FROM rows or
-more: numba costs a process about 0.27 s to import."""
+more (numba costs a process about 0.3 s to import), and in a `judge`
+command only from the judge's own cache (judge/methods/compiled.py)."""
 
 from __future__ import annotations
 

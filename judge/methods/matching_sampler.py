@@ -98,6 +98,8 @@ from typing import Any
 
 import numpy as np
 
+from judge.methods import compiled
+
 MARGIN = 2.0**-20  # c = (1 - MARGIN) / U(block): pays for rounding (see above)
 SHRINK = 1.0 - 2.0**-36  # step widths are floor(w * SHRINK * 2**62 per word)
 ONE_WORD_FROM = 2.0**-30  # a step with a smaller weight draws 124 bits
@@ -1006,16 +1008,24 @@ _COMPILED: list = []
 
 def _runner(m: int):
     """(frontier builder, path writer, node bounds, trial loop): compiled for
-    big blocks (numba loaded on first need), else the Python ones."""
-    if m < COMPILED_FROM and not _COMPILED:
+    big blocks (numba loaded on first need, where judge/methods/compiled.py
+    allows), else the Python ones; the same results either way."""
+    if _COMPILED:
+        return _COMPILED[0]
+    if m < COMPILED_FROM or not compiled.allowed("sampler"):
         return _frontier, _paths, _node_bounds, _trials
-    if not _COMPILED:
-        try:
-            from judge.methods.matching_kernel import frontier, node_bounds, paths, trials
-        except ImportError:  # pragma: no cover - numba is a dependency
-            frontier, paths, node_bounds, trials = _frontier, _paths, _node_bounds, _trials
-        _COMPILED.append((frontier, paths, node_bounds, trials))
+    try:
+        _COMPILED.append(compiled_runner())
+    except ImportError:  # pragma: no cover - numba is a dependency
+        _COMPILED.append((_frontier, _paths, _node_bounds, _trials))
     return _COMPILED[0]
+
+
+def compiled_runner() -> tuple:
+    """The compiled (frontier builder, path writer, node bounds, trial loop)."""
+    from judge.methods.matching_kernel import frontier, node_bounds, paths, trials
+
+    return frontier, paths, node_bounds, trials
 
 
 # --------------------------------------------------------------------------

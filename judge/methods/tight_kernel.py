@@ -1,18 +1,18 @@
-"""The solver's hot loop, compiled: dual potentials, tight moves and their
-strongly connected components in one pass.
+"""The solver's hot loop, compiled: one optimal assignment with its dual
+potentials, the tight moves and their strongly connected components, in
+one call.
 
-judge/methods/exact_assignment.py has the same computation in numpy and
-Python (`_tight_components_py`), judge/methods/tight_csgraph.py with
-scipy.sparse.csgraph; all three must agree exactly
-(tests/test_exact_assignment.py).
-This one is about 10x faster than the numpy version and 20-40x faster than
-csgraph on the matrices the solver sees (0.004 ms at 7 powers, 0.012 ms at
-36), which keeps the whole method within 10x scipy's linear_sum_assignment
-at 36 powers (12x with the numpy version, 15x with csgraph:
-docs/preference.md, "Why numba"). numba costs a process about 0.27 s
-(import, then loading this kernel from numba's on-disk cache; 1.4 s to
-compile when the cache is missing), so the solver imports this module on
-its first solve only (`_kernel` in exact_assignment.py).
+judge/methods/exact_assignment.py has the same computation without a JIT
+(scipy's linear_sum_assignment, or its small-table Hungarian, then
+potentials by Bellman-Ford in numpy and Tarjan in Python:
+`_lsa` and `_tight_components_py`). The potentials differ (these are the
+assignment's own duals, those the shortest distances of the moves), so the
+tight moves may differ on pairs that are in no optimal assignment; the
+blocks, and every table the solver counts or samples, are the same
+(docs/preference.md, "How the best assignments are found and drawn"; the
+tests check it). This one takes some 0.02 ms at 36 powers, against 0.05 ms
+for scipy's linear_sum_assignment alone. Loaded only where the compiled
+kernels may be (judge/methods/compiled.py).
 """
 
 from __future__ import annotations
@@ -20,43 +20,281 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
+_INF = np.int64(1) << np.int64(62)
+
 
 @njit(cache=True)
-def tight_components(d: np.ndarray):  # pragma: no cover - compiled; checked against the Python version
-    """d[i, k]: cost change when player i takes the power of player k (from
-    one optimal assignment). Returns (ok, tight, label): ok False if the
-    potentials did not converge (the assignment was not optimal); tight[i, k]
-    where the reduced cost is 0 (the diagonal always); label[i] the strongly
-    connected component of player i in the graph of tight moves."""
-    n = d.shape[0]
+def _assign(c):  # pragma: no cover - compiled; checked against scipy and the Python path
+    """One minimum-cost assignment of the square table c (integers >= 0,
+    below 2**53) and its dual potentials, in exact integers: the shortest
+    augmenting path method of scipy's linear_sum_assignment (Crouse, "On
+    implementing 2D rectangular assignment algorithms", 2016), started from
+    the columns' minima. Returns (col4row, u, v): c[i, j] - u[i] - v[j] >= 0
+    everywhere, 0 on every (i, col4row[i])."""
+    n = c.shape[0]
+    u = np.zeros(n, np.int64)
     v = np.empty(n, np.int64)
-    for k in range(n):
-        m = d[0, k]
+    col4row = np.full(n, -1, np.int64)
+    row4col = np.full(n, -1, np.int64)
+    for j in range(n):  # each column's minimum; given to its row when that row is free
+        m = c[0, j]
+        at = 0
         for i in range(1, n):
-            if d[i, k] < m:
-                m = d[i, k]
-        v[k] = m
-    ok = False
-    for _ in range(n + 1):
-        changed = False
-        for k in range(n):
-            m = v[k]
-            for i in range(n):
-                x = v[i] + d[i, k]
-                if x < m:
-                    m = x
-            if m < v[k]:
-                v[k] = m
-                changed = True
-        if not changed:
-            ok = True
-            break
+            if c[i, j] < m:
+                m = c[i, j]
+                at = i
+        v[j] = m
+        if col4row[at] == -1:
+            col4row[at] = j
+            row4col[j] = at
+    path = np.empty(n, np.int64)
+    shortest = np.empty(n, np.int64)
+    seen_row = np.zeros(n, np.bool_)
+    seen_col = np.zeros(n, np.bool_)
+    remaining = np.empty(n, np.int64)
+    for cur in range(n):
+        if col4row[cur] != -1:
+            continue
+        for x in range(n):
+            remaining[x] = n - x - 1
+            seen_row[x] = False
+            seen_col[x] = False
+            shortest[x] = _INF
+        minval = np.int64(0)
+        i = cur
+        left = n
+        sink = -1
+        while sink == -1:  # Dijkstra over the columns, in reduced costs
+            index = -1
+            lowest = _INF
+            seen_row[i] = True
+            ui = u[i]
+            for x in range(left):
+                j = remaining[x]
+                r = minval + c[i, j] - ui - v[j]
+                if r < shortest[j]:
+                    path[j] = i
+                    shortest[j] = r
+                s = shortest[j]
+                if s < lowest or (s == lowest and row4col[j] == -1):
+                    lowest = s
+                    index = x
+            minval = lowest
+            j = remaining[index]
+            if row4col[j] == -1:
+                sink = j
+            else:
+                i = row4col[j]
+            seen_col[j] = True
+            left -= 1
+            remaining[index] = remaining[left]
+        u[cur] += minval
+        for i in range(n):
+            if seen_row[i] and i != cur:
+                u[i] += minval - shortest[col4row[i]]
+        for j in range(n):
+            if seen_col[j]:
+                v[j] -= minval - shortest[j]
+        j = sink
+        while True:  # augment along the path back to cur
+            i = path[j]
+            row4col[j] = i
+            k = col4row[i]
+            col4row[i] = j
+            j = k
+            if i == cur:
+                break
+    return col4row, u, v
+
+
+@njit(cache=True)
+def assign(c):  # pragma: no cover - compiled
+    """One minimum-cost assignment of c: col4row, and its cost."""
+    col4row, _, _ = _assign(c)
+    cost = np.int64(0)
+    for i in range(c.shape[0]):
+        cost += c[i, col4row[i]]
+    return col4row, cost
+
+
+# Status of the cost builders below: the faults exact_assignment names, in
+# the order it names them.
+OK, NEGATIVE, NOT_01, TOO_LARGE = 0, 1, 2, 3
+
+
+@njit(cache=True)
+def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
+    """exact_assignment._costs of the weights w (only the rows and columns
+    with keep_rows and keep_cols) and, if it is not empty, the bonus table
+    (w's shape): (status, c, n, K, maxw, M), status as above (c is then
+    unusable). The scale is checked in exact integers, as _scale does."""
+    p, q = w.shape
+    rows = np.empty(p, np.int64)
+    cols = np.empty(q, np.int64)
+    pp = 0
+    for i in range(p):
+        if keep_rows[i]:
+            rows[pp] = i
+            pp += 1
+    qq = 0
+    for j in range(q):
+        if keep_cols[j]:
+            cols[qq] = j
+            qq += 1
+    n = max(pp, qq)
+    c = np.empty((n, n), np.int64)
+    maxw = np.int64(1)
+    for i in range(p):
+        for j in range(q):
+            if w[i, j] < 0:
+                return NEGATIVE, c, n, np.int64(0), maxw, np.int64(1)
+    M = np.int64(1)
+    if bonus.size:
+        M = n + 1
+        for i in range(p):
+            for j in range(q):
+                if bonus[i, j] != 0 and bonus[i, j] != 1:
+                    return NOT_01, c, n, np.int64(0), maxw, M
+    for x in range(pp):
+        for y in range(qq):
+            if w[rows[x], cols[y]] > maxw:
+                maxw = w[rows[x], cols[y]]
+    # M * n * K * maxw + n < 2**53 (every cost exact in a float64: scipy's
+    # domain), first roughly in floating point, then exactly in int64.
+    if float(M) * n * (n * float(maxw) * maxw + 1) * maxw + n >= 2.0 ** 62:
+        return TOO_LARGE, c, n, np.int64(0), maxw, M
+    K = n * maxw * maxw + 1
+    if M * n * K * maxw + n >= np.int64(1) << np.int64(53):
+        return TOO_LARGE, c, n, K, maxw, M
+    dummy = K * maxw * M + (1 if M > 1 else 0)
+    for x in range(n):
+        for y in range(n):
+            if x < pp and y < qq:
+                v = w[rows[x], cols[y]]
+                v = K * (maxw - v) + v * v
+                if M > 1:
+                    v = v * M + 1 - bonus[rows[x], cols[y]]
+                c[x, y] = v
+            else:
+                c[x, y] = dummy
+    return OK, c, n, K, maxw, M
+
+
+@njit(cache=True)
+def _decode(cost, n, K, maxw, M):  # pragma: no cover - compiled
+    """exact_assignment._decode: (total, sum of squares, bonus cells taken)."""
+    base = cost // M
+    missed = cost % M
+    return n * maxw - base // K, base % K, (n - missed if M > 1 else 0)
+
+
+@njit(cache=True)
+def optimum(w, keep_rows, keep_cols):  # pragma: no cover - compiled
+    """(status, total, sum of squares) of an optimal assignment of the
+    weights w restricted to keep_rows and keep_cols, no bonus
+    (exact_assignment.optimum)."""
+    status, c, n, K, maxw, M = _costs(w, np.zeros((0, 0), np.int64), keep_rows, keep_cols)
+    if status:
+        return status, np.int64(0), np.int64(0)
+    total, squares, _ = _decode(assign(c)[1], n, K, maxw, M)
+    return OK, total, squares
+
+
+@njit(cache=True)
+def analyse(w, bonus):  # pragma: no cover - compiled
+    """exact_assignment._analyse of the weights w and the bonus table (or
+    an empty one): (status, sigma, total, squares, taken, rows, cols, starts,
+    allowed), the optimum decoded and its blocks as _blocks packs them."""
+    keep_rows = np.ones(w.shape[0], np.bool_)
+    keep_cols = np.ones(w.shape[1], np.bool_)
+    status, c, n, K, maxw, M = _costs(w, bonus, keep_rows, keep_cols)
+    if status:
+        none = np.zeros(0, np.int64)
+        return status, none, np.int64(0), np.int64(0), np.int64(0), none, none, none, np.zeros(0, np.bool_)
+    sigma, cost, tight, label = optimum_moves(c)
+    total, squares, taken = _decode(cost, n, K, maxw, M)
+    rows, cols, starts, allowed = _blocks(sigma, tight, label)
+    return OK, sigma, total, squares, taken, rows, cols, starts, allowed
+
+
+@njit(cache=True)
+def _blocks(sigma, tight, label):  # pragma: no cover - compiled
+    """The components of more than one player, packed: block b holds the
+    players rows[starts[b]:starts[b + 1]] (increasing) and the powers cols[...]
+    (their sigma, increasing); blocks in the order of their lowest player;
+    allowed, each block's m x m tight pairs in turn (player x, power y: x may
+    take y), flattened."""
+    n = sigma.shape[0]
+    size = np.zeros(n, np.int64)
+    for i in range(n):
+        size[label[i]] += 1
+    block = np.full(n, -1, np.int64)  # a label's block number
+    count = np.zeros(n + 1, np.int64)
+    nb = 0
+    for i in range(n):
+        x = label[i]
+        if size[x] > 1:
+            if block[x] < 0:
+                block[x] = nb
+                nb += 1
+            count[block[x] + 1] += 1
+    starts = np.zeros(nb + 1, np.int64)
+    for b in range(nb):
+        starts[b + 1] = starts[b] + count[b + 1]
+    rows = np.empty(starts[nb], np.int64)
+    fill = starts[:nb].copy()
+    for i in range(n):
+        x = label[i]
+        if size[x] > 1:
+            rows[fill[block[x]]] = i
+            fill[block[x]] += 1
+    holder = np.empty(n, np.int64)
+    for i in range(n):
+        holder[sigma[i]] = i
+    cols = np.empty(starts[nb], np.int64)
+    cells = 0
+    for b in range(nb):
+        m = starts[b + 1] - starts[b]
+        cells += m * m
+        for x in range(starts[b], starts[b + 1]):
+            cols[x] = sigma[rows[x]]
+        cols[starts[b]:starts[b + 1]] = np.sort(cols[starts[b]:starts[b + 1]])
+    allowed = np.empty(cells, np.bool_)
+    k = 0
+    for b in range(nb):
+        for x in range(starts[b], starts[b + 1]):
+            for y in range(starts[b], starts[b + 1]):
+                allowed[k] = tight[rows[x], holder[cols[y]]]
+                k += 1
+    return rows, cols, starts, allowed
+
+
+@njit(cache=True)
+def optimum_moves(c):  # pragma: no cover - compiled; checked against the Python path
+    """(sigma, cost, tight, label): sigma[i] player i's power in one
+    minimum-cost assignment of c and its cost; tight[i, k] when player i may
+    take player k's power at reduced cost 0 (the diagonal always); label[i]
+    the strongly connected component of player i in the graph of tight
+    moves."""
+    n = c.shape[0]
+    sigma, u, v = _assign(c)
+    cost = np.int64(0)
+    for i in range(n):
+        cost += c[i, sigma[i]]
     tight = np.zeros((n, n), np.bool_)
     for i in range(n):
+        ui = u[i]
         for k in range(n):
-            if v[i] + d[i, k] == v[k]:
+            j = sigma[k]
+            if c[i, j] - ui - v[j] == 0:
                 tight[i, k] = True
-    # Tarjan's algorithm, iterative.
+    return sigma, cost, tight, _components(tight)
+
+
+@njit(cache=True)
+def _components(tight):  # pragma: no cover - compiled
+    """Tarjan's strongly connected components of the moves (iterative)."""
+    n = tight.shape[0]
     index = -np.ones(n, np.int64)
     low = np.zeros(n, np.int64)
     on_stack = np.zeros(n, np.bool_)
@@ -121,4 +359,35 @@ def tight_components(d: np.ndarray):  # pragma: no cover - compiled; checked aga
                 parent = node[top]
                 if low[u] < low[parent]:
                     low[parent] = low[u]
-    return ok, tight, label
+    return label
+
+
+@njit(cache=True)
+def uncontested(w, floor):  # pragma: no cover - compiled; checked against the numpy version
+    """The preference method's uncontested first choices (its
+    `_uncontested`): row i's first group is the columns of its highest
+    value, when that value is above floor[i]; (rows, columns) of the rows
+    whose group is one column in no other row's group, in row order."""
+    p, q = w.shape
+    first = np.full(p, -1, np.int64)  # the single column of a row's group, -2 for a group of several
+    claims = np.zeros(q, np.int64)
+    for i in range(p):
+        top = w[i, 0]
+        for j in range(1, q):
+            if w[i, j] > top:
+                top = w[i, j]
+        if top <= floor[i]:
+            continue
+        for j in range(q):
+            if w[i, j] == top:
+                claims[j] += 1
+                first[i] = j if first[i] == -1 else -2
+    rows = np.empty(p, np.int64)
+    cols = np.empty(p, np.int64)
+    k = 0
+    for i in range(p):
+        if first[i] >= 0 and claims[first[i]] == 1:
+            rows[k] = i
+            cols[k] = first[i]
+            k += 1
+    return rows[:k], cols[:k]

@@ -101,7 +101,8 @@ class OutboxMessage(Base):
     subject: Mapped[str] = mapped_column(Text)
     raw: Mapped[bytes] = mapped_column(LargeBinary)
     kind: Mapped[str] = mapped_column(String(40))  # reply, result, notice...
-    # queued -> sending -> sent, or back to queued (retry later), or failed
+    # queued -> sending -> (data_sent) -> sent, or back to queued (retry
+    # later), or failed, or unconfirmed (the server may have it: judge/outbox.py)
     status: Mapped[str] = mapped_column(String(20), default="queued", index=True)
     attempts: Mapped[int] = mapped_column(Integer, default=0)
     last_error: Mapped[str | None] = mapped_column(Text)
@@ -110,6 +111,12 @@ class OutboxMessage(Base):
     sent_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     game_id: Mapped[int | None] = mapped_column(ForeignKey("games.id"), index=True)
     inbound_id: Mapped[int | None] = mapped_column(ForeignKey("inbound_messages.id"), index=True)
+    # The process that claimed the row to send it (judge/outbox_claims.py)
+    # and until when its claim holds unless renewed.
+    owner: Mapped[str | None] = mapped_column(String(200))
+    lease_until: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # When the moderators were last told that this mail's fate is unknown.
+    notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
 
 
 class Game(Base):

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Callable
+from typing import Callable, Union
 
 
 @dataclass(frozen=True)
@@ -19,6 +20,10 @@ class TransportError(Exception):
     """Sending failed. `temporary` tells the outbox whether to retry later
     (connection trouble, 4xx replies) or give up on this mail (5xx replies,
     refused recipients, bad credentials)."""
+
+    # The far side could not be reached at all: the other mails of a batch
+    # need not try now either.
+    unreachable = False
 
     def __init__(self, message: str, *, temporary: bool, unconfirmed: bool = False) -> None:
         super().__init__(message)
@@ -35,8 +40,21 @@ def _rebuild_transport_error(message: str, temporary: bool, unconfirmed: bool = 
     return TransportError(message, temporary=temporary, unconfirmed=unconfirmed)
 
 
+class ClaimLost(Exception):
+    """The outbox no longer holds this mail (its claim lapsed and another
+    sender took it over): it must not go out from here. Raised by a commit
+    point; the transport abandons the mail before the step after which the
+    far side may have it."""
+
+
 def no_commit_point() -> None:
     """The default commit point: nothing to record."""
+
+
+# What became of one mail of a batch: None (the far side has it), a
+# TransportError, ClaimLost (abandoned, never sent from here), or any other
+# exception (a bug met the mail).
+Outcome = Union[None, Exception]
 
 
 class Transport(ABC):
@@ -50,7 +68,34 @@ class Transport(ABC):
         far side may have the mail (SMTP: before the final dot): the outbox
         records it, so that after a crash a mail that may have been accepted
         is not sent again blindly. A failure after it raises TransportError
-        with unconfirmed=True. Idempotent transports may skip the call."""
+        with unconfirmed=True. If it raises ClaimLost (or anything else),
+        the mail is abandoned before that step and the exception goes on.
+        Idempotent transports may skip the call."""
+
+    def send_batch(self, mails: Sequence[OutgoingMail],
+                   commit: Callable[[Sequence[OutgoingMail]], Collection[str]],
+                   done: Callable[[OutgoingMail, Outcome], None]) -> None:
+        """Deliver several mails, reporting each one's outcome to `done` as
+        soon as it is known (in any order).
+
+        `commit(group)` is the commit point of a group of mails at once:
+        called just before the step after which the far side may have them
+        (one record for the group, instead of one per mail), it returns the
+        Message-IDs that may go on; a mail not among them is abandoned
+        before that step and reported as ClaimLost. If it raises, the whole
+        group is abandoned (a TransportError each, temporary). The default
+        sends one mail at a time with send(), each its own group."""
+        for mail in mails:
+            def point(mail: OutgoingMail = mail) -> None:
+                if mail.message_id not in commit([mail]):
+                    raise ClaimLost(mail.message_id)
+
+            try:
+                self.send(mail, point)
+            except Exception as outcome:  # TransportError, ClaimLost, or a bug: the outbox tells them apart
+                done(mail, outcome)
+                continue
+            done(mail, None)
 
     def close(self) -> None:
         """Release connections; the default has none."""

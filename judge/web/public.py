@@ -20,6 +20,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Route
 
+from judge import driver
 from judge.web import feed, queries
 
 # Columns of the games list the server sorts by (?sort=NAME, ?sort=-NAME).
@@ -108,7 +109,7 @@ def _board(request: Request, g) -> dict | None:
     m = queries._method(g)
     if m is None or m.BLIND:
         return None
-    shown = m.public_board(g, queries.public_names(g))
+    shown = driver.public_board(g, queries.public_names(g))
     if not shown:
         return None
     sections = [{"id": str(x.get("id") or k), "title": str(x.get("title") or ""), "text": str(x.get("text") or "")}

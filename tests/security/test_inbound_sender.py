@@ -154,3 +154,30 @@ def test_forged_from_is_quarantined_without_a_reply(tmp_path) -> None:
         assert list(s.scalars(select(OutboxMessage))) == []
     assert h.sent() == []
     h.close()
+
+
+@pytest.mark.parametrize("value", [
+    "=?utf-8?q?victim=40example.test?= <attacker@evil.test>",   # the issue's: an encoded address as the name
+    '"victim@example.test" <attacker@evil.test>',
+    "victim@example.test <attacker@evil.test>",
+    '"Victim <victim@example.test>" <attacker@evil.test>',
+])
+def test_a_display_name_that_is_an_address_is_no_name(value: str) -> None:
+    """Issue 25: such a name was shown in LIST as "victim@example.test", as
+    if the victim had joined; a name that is an address is not a name."""
+    result = parse_message(mail(value))
+    assert (result.sender, result.sender_name) == ("attacker@evil.test", "attacker")
+
+
+def test_list_never_shows_another_address_as_a_players_name(tmp_path) -> None:
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    try:
+        h.mail("gm@example.test", "CREATE ?g gmpw preference standard")
+        h.inbox.add(mail("=?utf-8?q?victim=40example.test?= <attacker@evil.test>").replace(
+            b"LIST", b"SIGNON ?g attackpw\r\nLIST ?g"))
+        h.run()
+        reply = h.body(h.last_to("attacker@evil.test"))
+        assert "joined ?g as attacker" in reply, reply
+        assert "victim@example.test" not in reply, reply
+    finally:
+        h.close()

@@ -39,8 +39,11 @@ def signon(h, k: int, text: str) -> str:
 
 
 def gm(h, text: str) -> str:
+    """The GM's reply, and after it what the GM was mailed since (PROCESS
+    is answered at once, and the phase's results follow in a mail of their own)."""
+    before = len(h.sent_to(GM))
     h.mail(GM, f"SIGNON Mpay gmpw\n{text}")
-    return h.body(h.last_to(GM))
+    return "\n".join(h.body(m) for m in h.sent_to(GM)[before:])
 
 
 def started(h) -> str:
@@ -110,7 +113,7 @@ def test_a_payola_page_shows_the_position_and_orders_but_no_account_until_the_en
     for k, sheet in SHEETS.items():
         assert "offer 1 of the sheet" in signon(h, k, sheet)
     assert f"{TRANSFER} AgP sent to Italy" in signon(h, 2, f"TRANSFER {TRANSFER} TO Italy")
-    assert "S1901M of ?pay played" in gm(h, "PROCESS")
+    assert "S1901M of ?pay is played now" in gm(h, "PROCESS")
     # The live part follows without a reload: the orders the bribes bought, with their results.
     page.wait_for_selector("#board-orders", timeout=15000)
     orders = page.inner_text("#board-orders")
@@ -137,7 +140,7 @@ def test_a_payola_page_shows_the_position_and_orders_but_no_account_until_the_en
     assert_nothing_private(h, web, page)
 
     # Fall 1901 and the income before Spring 1902: still nothing of the accounts.
-    assert "F1901M of ?pay played" in gm(h, "PROCESS")
+    assert "F1901M of ?pay is played now" in gm(h, "PROCESS")
     page.wait_for_function("() => document.querySelector('#board-orders h3').innerText.includes('F1901M')",
                            timeout=15000)
     with h.judge.sessions() as s:
@@ -148,9 +151,9 @@ def test_a_payola_page_shows_the_position_and_orders_but_no_account_until_the_en
 
     # The end: France's 18th centre in Fall 1902. Every ledger is published.
     near_the_end(h, "pay")
-    assert "S1902M of ?pay played" in gm(h, "PROCESS")
+    assert "S1902M of ?pay is played now" in gm(h, "PROCESS")
     assert "offer 1 of the sheet" in signon(h, 3, "1 : F NAF - TUN")
-    assert "The game is over" in gm(h, "PROCESS")
+    assert "The game is over" in gm(h, "PROCESS")  # the results mail
     page.wait_for_selector("#board-ledgers", timeout=15000)
     with h.judge.sessions() as s:
         game = find_game(s, "pay")

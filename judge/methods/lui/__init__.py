@@ -15,8 +15,9 @@ read no clock and draw nothing at random:
 - replay.py: a whole game from a JSON log, with no database (`judge resolve`);
 - render.py: the board as text, BBCode and a PNG picture (Pillow);
 - persist.py: the engine's State as JSON (games.method_state) and back;
-- live.py: the game by mail, the shell's hooks (START, a mail's LUI lines,
-  the scheduler's tick) around the engine; its words in templates/lui/.
+- live.py: the game by mail, pure hooks around the engine (START, a mail's
+  LUI lines, the timers' tick) that the game driver (judge/driver/) calls
+  under the game's lock; its words in templates/lui/.
 
 `METHOD` below is what the shell sees (judge.methods.interface); it imports
 the rest only when a hook runs.
@@ -29,11 +30,6 @@ from typing import TYPE_CHECKING, Any, Mapping
 from judge.methods.interface import LiveMethod
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from sqlalchemy.orm import Session
-
-    from judge.config import Config
     from judge.store.models import Game
 
 
@@ -56,20 +52,6 @@ class Lui(LiveMethod):
             return params_from(raw, U).seats
         except ParamError:
             return 11
-
-    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-        from judge.methods.lui.live import mail_line
-
-        return mail_line(ctx, number, line)  # None unless the line is LUI's (live.claims)
-
-    def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
-        from judge.methods.lui.live import tick
-
-        return tick(session, config, now, game, at)
-
-    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        game.deadline = None  # the engine's timers run a started game, not the shell's deadline
-        return f"{game.name}: a LUI game has no deadline once started (its timers run it)"
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":

@@ -1,35 +1,39 @@
-"""Lowest Unique Integer by mail: the shell's hooks (judge.methods.interface)
-around the pure engine.
+"""Lowest Unique Integer by mail: the method's hooks, pure functions of the
+game (judge.methods.api.GameView) that the game driver (judge/driver/)
+calls under the game's lock and whose Outcome it stores.
 
 - `begin` (the GM's START): the engine's game is made from the game's
   settings and players, the pregame opens; every player is mailed the rules,
   the board and the pregame's end.
-- `mail_line`: a line of a signed-on mail that is LUI's own (BID, /bid, BUY,
+- `command`: a line of a signed-on mail that is LUI's own (BID, /bid, BUY,
   BOARD, EC, GIVE TOL, SET BOARD MAIL; the GM's SET PRIZE and settings) is
   applied to the engine at the time the judge stored the mail; the reply
   says what came of it (a rejection names the rule and the numbers, from
   the engine's event); the events' mails are queued: the outbid player at
-  once, the board to every player who did not SET BOARD MAIL OFF (once a
-  mail, after its last line), the news of seats won and the end game.
-- `tick`: the scheduler fires games.next_tick; the engine fires everything
+  once, the news of seats won and the end game; the board to every player
+  who did not SET BOARD MAIL OFF once the mail ends (`end_of_mail`: two
+  bids in a mail, one board).
+- `tick`: the driver fires games.next_tick; the engine fires everything
   due up to now, each at its own time (a timer that ran out while the
   daemon was down fires with its own time), and the news is mailed.
 
 The state is stored whole in games.method_state (persist.py), with the
-moment the auction opens (the engine's clock 0, in UTC) and each player's
-name in the game (the part of the address before the @, the whole address
-where two would clash). games.next_tick is the engine's next_tick on that
-clock. Every event is written to the audit trail (kind "lui") with its own
-time. All words are in templates/lui/.
+moment the auction opens (the engine's clock 0, in UTC), each player's name
+in the game (the part of the address before the @, the whole address where
+two would clash) and the log of every command (the replay's input).
+games.next_tick is the engine's next_tick on that clock. Every event goes
+to the audit trail (kind "lui") with its own time. All words are in
+templates/lui/.
 """
 
 from __future__ import annotations
 
-from datetime import datetime, timedelta, timezone
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+import logging
+from datetime import datetime, timedelta
+from typing import Any, Iterable, Mapping
 
-from judge import audit
-from judge.methods.live_support import mail as _mail, may_send, template_words
+from judge.methods.api import JUDGE_PARAMS, Actor, GameView, Outcome, PlayerView, Refusal, Seed, done, rejected
+from judge.methods.api import format_time, template_words
 from judge.methods.lui import engine
 from judge.methods.lui.commands import (
     Bid,
@@ -47,12 +51,6 @@ from judge.methods.lui.commands import (
 from judge.methods.lui.engine import GM, Event, State
 from judge.methods.lui.persist import from_json, to_json
 
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
-    from judge.config import Config
-    from judge.store.models import Game
-
 EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine time
 _OWN_WORDS = {"BID", "BUY", "BOARD", "EC", "GIVE"}
 # The GM's settings (before START), each a Settings field or the game's own.
@@ -62,6 +60,8 @@ _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS
 
 words, _w = template_words("lui/words.j2")  # every reply and notice line
 
+log = logging.getLogger(__name__)
+
 
 # --------------------------------------------------------------------------
 # The stored game
@@ -70,14 +70,17 @@ words, _w = template_words("lui/words.j2")  # every reply and notice line
 class Live:
     """A running game's state, its clock and names, as stored."""
 
-    def __init__(self, game: Game) -> None:
-        data = game.method_state or {}
+    def __init__(self, data: Mapping[str, Any]) -> None:
         self.state: State = from_json(data["state"])
         self.opens_at = datetime.fromisoformat(data["opens_at"])
         self.address = dict(data["names"])  # name in the game -> address (players still in)
         # Every command the engine was given, as a replay reads it ({at,
         # player (None: the GM), text}): the input of the final record.
         self.log: list[dict[str, Any]] = list(data.get("log", []))
+
+    @classmethod
+    def of(cls, game: GameView) -> Live:
+        return cls(game.method_state or {})
 
     def hours(self, when: datetime) -> float:
         return (when - self.opens_at).total_seconds() / 3600
@@ -86,8 +89,6 @@ class Live:
         return self.opens_at + timedelta(hours=hours)
 
     def when(self, hours: float | None) -> str:
-        from judge.deadlines import format_time
-
         return "-" if hours is None else format_time(self.moment(hours))
 
     def name_of(self, address: str) -> str | None:
@@ -103,11 +104,13 @@ class Live:
                 return n
         return written
 
-    def save(self, game: Game) -> None:
-        game.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
-                             "names": self.address, "log": self.log}
+    def save(self, out: Outcome) -> Outcome:
+        """The state and its next tick, into the outcome the driver stores."""
+        out.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
+                            "names": self.address, "log": self.log}
         t = engine.next_tick(self.state)
-        game.next_tick = None if t is None else self.moment(t)
+        out.next_tick = None if t is None else self.moment(t)
+        return out
 
 
 def _handles(addresses: Iterable[str]) -> dict[str, str]:
@@ -122,18 +125,18 @@ def _handles(addresses: Iterable[str]) -> dict[str, str]:
     return out
 
 
+def _png(game: GameView, png: bytes | None) -> tuple[tuple[str, bytes, str], ...]:
+    return ((f"{game.name}-board.png", png, "image/png"),) if png is not None else ()
+
+
 # --------------------------------------------------------------------------
 # START
 # --------------------------------------------------------------------------
 
-def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
-    from judge.commands.base import CommandRejected
-    from judge.commands.eml_start import tell_observers
-    from judge.games import active_players, raw_params, set_state
-
-    params = engine.params_from(raw_params(game), len(game.powers))
+def begin(game: GameView, now: datetime, seed: Seed) -> Outcome:
+    params = engine.params_from(game.raw_params, len(game.powers))
     settings = params.settings()
-    players = active_players(game)
+    players = game.active
     names = _handles(p.address for p in players)
     by_address = {a.casefold(): n for n, a in names.items()}
 
@@ -144,23 +147,19 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
         state = engine.new_game(settings, list(names), garnets=table(params.garnets),
                                 priority=table(params.priority))
     except engine.GameError as err:
-        raise CommandRejected(f"?{game.name} cannot start: {err}") from err
-    live = Live.__new__(Live)
-    live.state, live.opens_at, live.address = state, now + timedelta(hours=settings.pregame_hours), names
-    live.log = []
-    set_state(session, game, "bidding", now)
-    game.started_at = now
-    game.deadline = None  # the engine's timers run the game (games.next_tick)
-    live.save(game)
-    _event(session, now, game, live, "started", players=list(names))
+        raise Refusal(f"?{game.name} cannot start: {err}") from err
+    live = Live({"state": to_json(state), "opens_at": (now + timedelta(hours=settings.pregame_hours)).isoformat(),
+                 "names": names, "log": []})
+    # The engine's timers run the game (games.next_tick), not the shell's deadline.
+    out = live.save(Outcome(state="bidding", deadline=None))
+    out.event("lui", event="started", players=list(names))
     text, png = _board(live)
     for name, address in names.items():
-        _mail(session, config, now, game, [address], "lui/start.txt.j2", live=live, you=name, board=text,
-              png=png, kind="notice")
-    tell_observers(session, config, now, game)
-    return _w("started", game=game, players=len(names), pregame_end=live.when(0.0),
-              bids_close=live.when(-settings.pregame_hours + settings.pregame_bids_hours),
-              warnings=settings.warnings())
+        out.mail([address], "lui/start.txt.j2", live=live, you=name, board=text, attachments=_png(game, png))
+    out.reply = ("done", _w("started", game=game, players=len(names), pregame_end=live.when(0.0),
+                            bids_close=live.when(-settings.pregame_hours + settings.pregame_bids_hours),
+                            warnings=settings.warnings()))
+    return out
 
 
 # --------------------------------------------------------------------------
@@ -177,100 +176,110 @@ def claims(line: str) -> bool:
     return first == "SET" and len(words_) > 1 and words_[1].upper() in _SETTINGS
 
 
-def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-    if not claims(line):
-        return None
-    game = ctx.game
-    gm = ctx.role == "master"
-    if not may_send(ctx):
-        return "rejected", _w("not_a_player", game=game)
+def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
+            scratch: dict[str, Any]) -> Outcome:
+    """One of the mail's lines (claims(line)), sent by `actor` and stored
+    by the judge at `at`."""
+    gm = actor.master
+    if not actor.may_send:
+        return rejected(_w("not_a_player", game=game))
     text = line.strip()
     if game.state == "forming":
         if gm and text.split()[0].upper() == "SET":
-            return _setting(ctx, game, text)
-        return "rejected", _w("not_started", game=game, gm=gm)
+            return _setting(game, text)
+        return rejected(_w("not_started", game=game, gm=gm))
     if game.method_state is None:
-        return "rejected", _w("not_running", game=game)
+        return rejected(_w("not_running", game=game))
     try:
-        command = parse_line(text, number)
+        command_ = parse_line(text, number)
     except LuiSyntaxError as err:
         if gm and text.split()[0].upper() == "SET":
-            return "rejected", _w("too_late_to_set", game=game)
-        return "rejected", err.render()
-    live = Live(ctx.game)
-    actor = GM if gm else live.name_of(ctx.player.address)
-    if not gm and actor is None:
-        return "rejected", _w("not_a_player", game=game)
-    if isinstance(command, (ChooseEc, GiveTol)):
-        command = type(command)(name=live.resolve_name(command.name), line=command.line, column=command.column)
-        text = f"{'EC' if isinstance(command, ChooseEc) else 'GIVE TOL'} {command.name}"  # as the engine read it
-    at = _at(ctx, live)
-    live.state, events = engine.apply(live.state, actor, command, at)
-    live.log.append({"at": at, "player": actor, "text": text})
-    live.save(game)
-    outcome = _reply(live, actor, command, events)
-    _dispatch(ctx.session, ctx.config, ctx.now, game, live, events, current=command, ctx=ctx)
-    return outcome
+            return rejected(_w("too_late_to_set", game=game))
+        return rejected(err.render())
+    live = Live.of(game)
+    name = GM if gm else live.name_of(actor.player.address)
+    if not gm and name is None:
+        return rejected(_w("not_a_player", game=game))
+    if isinstance(command_, (ChooseEc, GiveTol)):
+        command_ = type(command_)(name=live.resolve_name(command_.name), line=command_.line,
+                                  column=command_.column)
+        text = f"{'EC' if isinstance(command_, ChooseEc) else 'GIVE TOL'} {command_.name}"  # as the engine read it
+    hours = _hours(live, at)
+    live.state, events = engine.apply(live.state, name, command_, hours)
+    live.log.append({"at": hours, "player": name, "text": text})
+    out = live.save(Outcome())
+    out.reply = _reply(live, name, command_, events)
+    _dispatch(out, game, live, events, current=command_, scratch=scratch)
+    return out
 
 
-def _at(ctx: Any, live: Live) -> float:
-    """The engine's time of a mail's command: when the judge stored the mail."""
-    stored = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
-    return max(live.hours(stored), live.state.clock)
+def _hours(live: Live, at: datetime) -> float:
+    """The engine's time of a command stored at `at` (it never goes back)."""
+    return max(live.hours(at), live.state.clock)
+
+
+def end_of_mail(game: GameView, scratch: dict[str, Any], at: datetime) -> Outcome | None:
+    """The mail's lines have all run: the board, once, to those whose
+    board changed (a later line may have turned their board mail off)."""
+    board_to = scratch.get("board")
+    if not board_to or game.method_state is None:
+        return None
+    out = Outcome()
+    _send_board(out, game, Live.of(game), board_to)
+    return out
 
 
 # --------------------------------------------------------------------------
-# EJECT and REPLACE (the shell's commands, Method.roster_changed)
+# EJECT and REPLACE (the shell's commands)
 # --------------------------------------------------------------------------
 
-def roster_changed(ctx: Any, game: Game, old: Any, new: Any) -> str:
+def roster_changed(game: GameView, old: PlayerView, new: PlayerView | None, at: datetime) -> Outcome:
     """The GM ejected `old` (new None) or replaced `old` by `new` in a
     started game: the engine is told, as the GM's EJECT name or REPLACE
     name newname at the time the mail was stored (logged for the replay);
     the replacement's name in the game is the part of their address before
-    the @ (the whole address if another player has that name). What the
-    GM's reply adds."""
-    if game.method_state is None or old is None:
-        return ""  # forming: START reads the players as they are then
-    live = Live(game)
+    the @ (the whole address if another player has that name). The reply
+    is what the GM's reply adds."""
+    if game.method_state is None:
+        return Outcome()  # forming: START reads the players as they are then
+    live = Live.of(game)
     name = live.name_of(old.address)
     if name is None:
-        return ""
+        return Outcome()
     if new is None:
-        command: Any = Eject(name=name)
+        command_: Any = Eject(name=name)
     else:
         local = new.address.split("@", 1)[0].casefold()
         taken = {p.name for p in live.state.players} - {name}
-        command = ReplacePlayer(old=name, new=local if local and local not in taken else new.address.casefold())
-    at = _at(ctx, live)
-    live.state, events = engine.apply(live.state, GM, command, at)
-    refused = next((e for e in events if isinstance(e, engine.Rejected) and e.command is command), None)
+        command_ = ReplacePlayer(old=name, new=local if local and local not in taken else new.address.casefold())
+    hours = _hours(live, at)
+    live.state, events = engine.apply(live.state, GM, command_, hours)
+    refused = next((e for e in events if isinstance(e, engine.Rejected) and e.command is command_), None)
     if refused is None:
-        text = f"EJECT {name}" if new is None else f"REPLACE {name} {command.new}"
-        live.log.append({"at": at, "player": GM, "text": text})
+        text = f"EJECT {name}" if new is None else f"REPLACE {name} {command_.new}"
+        live.log.append({"at": hours, "player": GM, "text": text})
         del live.address[name]
         if new is not None:
-            live.address[command.new] = new.address
-    live.save(game)
-    _dispatch(ctx.session, ctx.config, ctx.now, game, live, events, current=command, ctx=ctx)
+            live.address[command_.new] = new.address
+    out = live.save(Outcome())
+    _dispatch(out, game, live, events, current=command_, scratch=None)
     if refused is not None:
-        return _w("roster_refused", e=refused)
-    if new is None:
+        out.reply = ("done", _w("roster_refused", e=refused))
+    elif new is None:
         (e,) = [e for e in events if isinstance(e, engine.PlayerEjected)]
-        return _w("roster_ejected", e=e, live=live)
-    return _w("roster_replaced", old=name, new=command.new)
+        out.reply = ("done", _w("roster_ejected", e=e, live=live))
+    else:
+        out.reply = ("done", _w("roster_replaced", old=name, new=command_.new))
+    return out
 
 
-def _setting(ctx: Any, game: Game, text: str) -> tuple[str, str]:
+def _setting(game: GameView, text: str) -> Outcome:
     """The GM's settings before START: SET PRESET F8, SET TIMER 24, SET CHIPS
     20, SET CHIP PRICE 1, SET GARNETS name 2, SET PRIORITY name 3, SET
     PLAYERS 11, SET PRIZE Z 3 1."""
-    from judge.games import active_players, raw_params
-
     w = text.split()
     key = w[1].upper()
-    raw = dict(raw_params(game))
-    judge_own = {k: v for k, v in game.params.items() if k not in raw}
+    raw = game.raw_params
 
     def number(word: str) -> int | None:
         return int(word) if word.isdigit() else None
@@ -299,9 +308,9 @@ def _setting(ctx: Any, game: Game, text: str) -> tuple[str, str]:
         what = f"{w[2]} players"
     elif key in ("GARNETS", "PRIORITY") and len(w) == 4 and (number(w[3]) is not None or
                                                             (key == "PRIORITY" and _integer(w[3]))):
-        player = _player(game, w[2], active_players(game))
+        player = _player(game, w[2])
         if player is None:
-            return "rejected", _w("no_such_player", game=game, name=w[2])
+            return rejected(_w("no_such_player", game=game, name=w[2]))
         table = dict(raw.get(key.lower()) or {})
         table[player.address] = int(w[3])
         raw[key.lower()] = table
@@ -312,16 +321,16 @@ def _setting(ctx: Any, game: Game, text: str) -> tuple[str, str]:
         raw["prizes"] = prizes
         what = f"seat {w[2].upper()}'s prize {w[3]} garnets, {w[4]} priority"
     elif key == "BOARD":
-        return "rejected", _w("not_started", game=game, gm=True)
+        return rejected(_w("not_started", game=game, gm=True))
     else:
-        return "rejected", _w("setting_form")
+        return rejected(_w("setting_form"))
     try:
         params = engine.params_from(raw, len(game.powers))
         warnings = engine.check_params(len(game.powers), params)
     except engine.ParamError as err:
-        return "rejected", str(err)
-    game.params = {**judge_own, **params.as_dict()}
-    return "done", _w("setting_done", what=what, describe=describe(game.params), warnings=warnings)
+        return rejected(str(err))
+    new = game.with_params(params.as_dict())
+    return done(_w("setting_done", what=what, describe=describe(new), warnings=warnings), params=new)
 
 
 def _positive(word: str) -> bool:
@@ -335,7 +344,8 @@ def _integer(word: str) -> bool:
     return word.lstrip("+-").isdigit()
 
 
-def _player(game: Game, written: str, players: list) -> Any:
+def _player(game: GameView, written: str) -> PlayerView | None:
+    players = game.active
     key = written.strip("<>").casefold()
     names = _handles(p.address for p in players)
     for p in players:
@@ -346,9 +356,7 @@ def _player(game: Game, written: str, players: list) -> Any:
     return None
 
 
-def describe(raw: dict[str, Any]) -> str:
-    from judge.games import JUDGE_PARAMS
-
+def describe(raw: Mapping[str, Any]) -> str:
     try:
         params = engine.params_from({k: v for k, v in raw.items() if k not in JUDGE_PARAMS}, 0)
         s = params.settings()
@@ -357,9 +365,9 @@ def describe(raw: dict[str, Any]) -> str:
     return _w("describe", p=params, s=s, board=s.board.describe())
 
 
-def _reply(live: Live, actor: str | None, command: Any, events: tuple[Event, ...]) -> tuple[str, str]:
+def _reply(live: Live, actor: str | None, command_: Any, events: tuple[Event, ...]) -> tuple[str, str]:
     for e in events:
-        if isinstance(e, engine.Rejected) and e.command is command and e.player == actor:
+        if isinstance(e, engine.Rejected) and e.command is command_ and e.player == actor:
             return "rejected", _w("rejected", e=e)
     for e in events:
         if isinstance(e, engine.BidPlaced) and not e.pregame and e.player == actor:
@@ -387,42 +395,42 @@ def _reply(live: Live, actor: str | None, command: Any, events: tuple[Event, ...
 # The clock
 # --------------------------------------------------------------------------
 
-def tick(session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
+def tick(game: GameView, now: datetime, at: datetime) -> Outcome:
     if game.method_state is None:
-        return None
-    live = Live(game)
+        return Outcome()
+    live = Live.of(game)
     t = engine.next_tick(live.state)
     until = max(live.hours(now), live.state.clock)
     if t is not None and t <= live.hours(at) + EPSILON_HOURS:
         until = max(until, t)
     live.state, events = engine.tick(live.state, until)
-    live.save(game)
-    _dispatch(session, config, now, game, live, events, current=None, ctx=None)
+    out = live.save(Outcome())
+    _dispatch(out, game, live, events, current=None, scratch=None)
     fired = ", ".join(f"{type(e).__name__} at {live.when(e.at)}" for e in events
                       if not isinstance(e, engine.BoardChanged))
-    return f"{game.name}: {fired or 'nothing due'}"
+    out.log = f"{game.name}: {fired or 'nothing due'}"
+    return out
 
 
 # --------------------------------------------------------------------------
 # Events -> the audit trail and mails
 # --------------------------------------------------------------------------
 
-def _event(session: Session, now: datetime, game: Game, live: Live, what: str, **data: Any) -> None:
-    audit.record(session, now, "lui", game_id=game.id, event=what, **data)
-
-
-def _record(session: Session, now: datetime, game: Game, live: Live, e: Event) -> None:
+def _record(out: Outcome, live: Live, e: Event) -> None:
     from judge.methods.lui.replay import event_dict
 
     data = event_dict(e)
     data.pop("type")
     hours = data.pop("at")
-    audit.record(session, now, "lui", game_id=game.id, event=type(e).__name__, hours=hours,
-                 fired_at=live.moment(hours).isoformat(), **{k: v for k, v in data.items() if k != "command"})
+    out.event("lui", event=type(e).__name__, hours=hours, fired_at=live.moment(hours).isoformat(),
+              **{k: v for k, v in data.items() if k != "command"})
 
 
-def _dispatch(session: Session, config: Config, now: datetime, game: Game, live: Live,
-              events: tuple[Event, ...], *, current: Any, ctx: Any) -> None:
+def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...], *, current: Any,
+              scratch: dict[str, Any] | None) -> None:
+    """The events into the outcome: each to the audit trail, and the mails
+    they call for. `scratch`: a mail's (the board waits for its end), None
+    for a tick."""
     everyone = list(live.address)
     news: dict[str | None, list[str]] = {}  # name (None: the GM) -> lines
 
@@ -433,18 +441,16 @@ def _dispatch(session: Session, config: Config, now: datetime, game: Game, live:
     board_to: list[str | None] = []
     finished = False
     for e in events:
-        _record(session, now, game, live, e)
+        _record(out, live, e)
         kind = type(e).__name__
         if isinstance(e, engine.Outbid):
-            _mail(session, config, now, game, [live.address[e.player]], "lui/outbid.txt.j2", live=live, e=e,
-                  kind="notice")
+            out.mail([live.address[e.player]], "lui/outbid.txt.j2", live=live, e=e)
         elif isinstance(e, engine.BoardChanged):
             board_to.extend(n for n in e.recipients if n not in board_to)
         elif isinstance(e, engine.BoardShown):
-            _send_board(session, config, now, game, live, [e.player], asked=True)
+            _send_board(out, game, live, [e.player], asked=True)
         elif isinstance(e, engine.ChipsBought):
-            _mail(session, config, now, game, [live.address[e.player]], "lui/bought.txt.j2", live=live, e=e,
-                  kind="notice", private=True)
+            out.mail([live.address[e.player]], "lui/bought.txt.j2", private=True, live=live, e=e)
         elif isinstance(e, engine.Rejected):
             if getattr(e, "command", None) is not current or current is None:
                 tell([e.player], _w("news_rejected", e=e))  # a pregame bid judged when the auction opens
@@ -474,18 +480,16 @@ def _dispatch(session: Session, config: Config, now: datetime, game: Game, live:
     for who, items in news.items():
         to = game.gm_address if who is GM else live.address.get(who)
         if to is not None:
-            _mail(session, config, now, game, [to], "lui/news.txt.j2", live=live, items=items, kind="notice")
+            out.mail([to], "lui/news.txt.j2", live=live, items=items)
     if board_to:
-        if ctx is not None:
-            # Once a mail, after its last line: two bids in a mail, one board.
-            pending = ctx.__dict__.setdefault("_lui_board", [])
-            if not pending:
-                ctx.after.append(lambda: _send_board(session, config, now, game, Live(game), list(pending)))
+        if scratch is not None:
+            # Once a mail, after its last line (end_of_mail): two bids in a mail, one board.
+            pending = scratch.setdefault("board", [])
             pending.extend(n for n in board_to if n not in pending)
         else:
-            _send_board(session, config, now, game, live, board_to)
+            _send_board(out, game, live, board_to)
     if finished:
-        _finish(session, config, now, game, live)
+        _finish(out, game, live)
 
 
 def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
@@ -496,15 +500,15 @@ def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
     return render.board_text(view, opens_at=live.opens_at), png
 
 
-def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
-    """The board for the game's public web page (Method.public_board): the
-    names in the game are address local parts, so each is shown by the
-    player's public name instead (`names`: address -> name)."""
+def public_board(game: GameView, names: Mapping[str, str]) -> dict | None:
+    """The board for the game's public web page: the names in the game are
+    address local parts, so each is shown by the player's public name
+    instead (`names`: address -> name)."""
     from judge.methods.lui import render
 
     if not game.method_state:
         return None  # not started: no board yet
-    live = Live(game)
+    live = Live.of(game)
     shown = {n: names.get(a, names.get(a.casefold(), "?")) for n, a in live.address.items()}
     view = engine.board_view(live.state)
     # The picture only when asked: the page polls the text every few seconds.
@@ -512,24 +516,35 @@ def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
             "png": lambda: render.board_png(view, shown, opens_at=live.opens_at)}
 
 
-def list_view(game: Game) -> dict | None:
+def list_view(game: GameView) -> dict | None:
     """What LIST adds once the game has started: the board, the same text
     table as the BOARD mail."""
     if not game.method_state:
         return None  # forming: no board yet
-    text, _ = _board(Live(game), picture=False)
+    text, _ = _board(Live.of(game), picture=False)
     return {"board": text}
 
 
-def _send_board(session: Session, config: Config, now: datetime, game: Game, live: Live,
-                who: list[str | None], asked: bool = False) -> None:
+def standing_line(game: GameView, player: PlayerView) -> str:
+    return ""
+
+
+def not_in_yet(game: GameView) -> list[tuple[int, dict]] | None:
+    return None
+
+
+def at_deadline(game: GameView, now: datetime, seed: Seed) -> Outcome:
+    # The engine's timers run a started game, not the shell's deadline.
+    return Outcome(deadline=None, log=f"{game.name}: a LUI game has no deadline once started (its timers run it)")
+
+
+def _send_board(out: Outcome, game: GameView, live: Live, who: list[str | None], asked: bool = False) -> None:
     text, png = _board(live)
     for n in who:
         if n is not GM and not asked and not live.state.player(n).board_mail:
             continue  # SET BOARD MAIL OFF since (a later line of the same mail)
         to = game.gm_address if n is GM else live.address[n]
-        _mail(session, config, now, game, [to], "lui/board_mail.txt.j2", live=live, board=text, png=png,
-              asked=asked, kind="notice")
+        out.mail([to], "lui/board_mail.txt.j2", live=live, board=text, asked=asked, attachments=_png(game, png))
 
 
 def record(live: Live) -> dict[str, Any]:
@@ -543,13 +558,11 @@ def record(live: Live) -> dict[str, Any]:
     return out
 
 
-def replay_input(game: Game, live: Live) -> dict[str, Any]:
+def replay_input(game: GameView, live: Live) -> dict[str, Any]:
     """The game as a `judge resolve` file (issue 13's offline JSON): the
     settings and players as they were at START, and every command the
     engine was given, with its time (hours after the pregame's end)."""
-    from judge.games import raw_params
-
-    params = engine.params_from(raw_params(game), len(game.powers))
+    params = engine.params_from(game.raw_params, len(game.powers))
     s = live.state
     # The engine renames a replaced player everywhere; the log starts with the first names.
     back = {}
@@ -578,38 +591,26 @@ def replay_input(game: Game, live: Live) -> dict[str, Any]:
 _CHECKED = ("seats", "chips", "garnets", "priority", "winner", "tol", "ec", "gifts", "history", "ejected")
 
 
-def _store_record(session: Session, now: datetime, game: Game, live: Live) -> None:
-    """The final record in `resolutions`, as every method's: the replay's
-    input and its result, which `judge verify` re-runs. LUI draws nothing:
-    its seed is empty. The replay is run here, once, and compared with the
-    live game: a difference is a bug, logged and kept in the audit trail."""
-    import logging
-
+def _store_record(out: Outcome, game: GameView, live: Live) -> None:
+    """The final record, as every method's: the replay's input and its
+    result, which `judge verify` re-runs. LUI draws nothing: its seed is
+    empty. The replay is run here, once, and compared with the live game:
+    a difference is a bug, logged and kept in the audit trail."""
     from judge.methods.lui.replay import replay
-    from judge.store.models import Resolution
 
     data = replay_input(game, live)
     result = replay(data)
     live_result = record(live)
     differs = [k for k in _CHECKED if result.get(k) != live_result.get(k)]
     if differs:
-        logging.getLogger(__name__).error("?%s: the replay of the record differs from the game in %s",
-                                          game.name, ", ".join(differs))
-        _event(session, now, game, live, "record_differs", fields=differs)
-    session.add(Resolution(game_id=game.id, method=engine.NAME, seed="", input=data, result=result, reveal=None,
-                           created_at=now))
+        log.error("?%s: the replay of the record differs from the game in %s", game.name, ", ".join(differs))
+        out.event("lui", event="record_differs", fields=differs)
+    out.record = {"seed": "", "input": data, "result": result, "reveal": None}
 
 
-def _finish(session: Session, config: Config, now: datetime, game: Game, live: Live) -> None:
-    from judge.games import set_state
-    from judge.outbox import queue_mail
-    from judge.templating import render_mail
-
+def _finish(out: Outcome, game: GameView, live: Live) -> None:
     result = record(live)
-    set_state(session, game, "resolved", now)
-    game.resolved_at = now
-    _store_record(session, now, game, live)
+    out.state = "resolved"
+    _store_record(out, game, live)
     for name, address in [*live.address.items(), (None, game.gm_address)]:
-        subject, body = render_mail("results/lui/player.txt.j2", game=game, result=result, you=name,
-                                    when=live.when, docs_url=config.docs_url)
-        queue_mail(session, config, now, to=[address], subject=subject, body=body, kind="result", game_id=game.id)
+        out.mail([address], "results/lui/player.txt.j2", kind="result", result=result, you=name, when=live.when)

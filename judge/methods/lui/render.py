@@ -35,11 +35,11 @@ from datetime import datetime, timedelta, timezone
 from functools import cache
 from typing import Any, Mapping
 
-from judge.deadlines import format_time
-from judge.methods.live_support import template_words
+from judge.methods.api import format_time
+from judge.methods.api import template_words
 from judge.methods.lui.engine import BoardView, SeatView
 from judge.names import one_line
-from judge.templating import render
+from judge.methods.api import render
 
 ELLIPSIS = "\u2026"
 TEXT_WIDTH = 72  # a mail line; the grid of an F11 or F8 board fits in it

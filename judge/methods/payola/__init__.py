@@ -11,7 +11,8 @@ docs/payola.md.
 - game.py: the phases with the `diplomacy` package (movement by bribes,
   retreats and adjustments by the owners, income before Spring);
 - commands.py (grammars/payola_commands.lark): a mail's Payola lines;
-- live.py: the game by mail, the shell's hooks; render.py: the map (SVG).
+- live.py: the game by mail, pure hooks the game driver (judge/driver/)
+  calls under the game's lock; render.py: the map (SVG).
 
 `METHOD` is what the shell sees; the rest is imported when a hook runs.
 """
@@ -23,11 +24,6 @@ from typing import TYPE_CHECKING, Any
 from judge.methods.interface import LiveMethod
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from sqlalchemy.orm import Session
-
-    from judge.config import Config
     from judge.store.models import Game
 
 
@@ -51,29 +47,10 @@ class Payola(LiveMethod):
 
         return resolve_file(data, seed)
 
-    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-        from judge.methods.payola.commands import claims
+    def claims(self, line: str) -> bool:
+        from judge.methods.payola.commands import claims  # lighter than live.py and its engine
 
-        if not claims(line):
-            return None
-        from judge.methods.payola.live import mail_line
-
-        return mail_line(ctx, number, line)
-
-    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        from judge.methods.payola.live import play_phase
-
-        return play_phase(session, config, now, game)
-
-    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
-        from judge.methods.payola.live import not_in_yet
-
-        return not_in_yet(session, game)
-
-    def standing_line(self, session: Session, game: Game, player: Any) -> str:
-        from judge.methods.payola.live import standing_line
-
-        return standing_line(game, player)
+        return claims(line)
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "TAKEOVER":

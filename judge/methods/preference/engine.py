@@ -403,7 +403,9 @@ def _value_row(pref: Preference, index: Mapping[str, int], N: int) -> list[int]:
 
 
 def player_order(players: Sequence[str]) -> list[str]:
-    return sorted(players, key=lambda s: (s.casefold(), s))
+    """By name, case-insensitively, then as written: sorted by (casefold,
+    name), as two stable sorts without a key tuple per player."""
+    return sorted(sorted(players), key=str.casefold)
 
 
 @dataclass
@@ -453,29 +455,27 @@ def _stddev(values: Sequence[float]) -> float:
 
 def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], stream: DrawStream) -> Outcome:
     """Assign the powers. `lists` holds every player's list (empty: don't care)."""
-    import numpy as np
-
     players = player_order(list(lists))
     if not players:
         raise ParamError("no players")
     if params.players is None and len(players) > len(powers):
         raise ParamError(f"{len(players)} players for {len(powers)} powers")
     names = [p.name for p in powers]
-    index = {w: k for k, w in enumerate(names)}
-    rows = [_value_row(lists[pl], index, len(names)) for pl in players]
-    weights = np.array(rows, dtype=np.int64)
+    prefs = [lists[pl] for pl in players]
+    weights = _value_matrix(prefs, {w: k for k, w in enumerate(names)}, len(names))
     remaining = list(range(len(names)))  # power indices, in power-list order
-    got: dict[int, list[int]] = {i: [] for i in range(len(players))}
+    got: list[list[int]] = [[] for _ in players]
+    worth = [0] * len(players)  # doubled values of what each player got
     rounds: list[Round] = []
     while remaining:
         r = Round(len(rounds) + 1)
-        _one_round(r, players, names, remaining, lists, weights, rows, params, stream, got)
+        _one_round(r, players, names, remaining, prefs, weights, params, stream, got, worth)
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    player_values = {pl: sum(rows[i][w] for w in got[i]) / 2 for i, pl in enumerate(players)}
+    player_values = {pl: v / 2 for pl, v in zip(players, worth)}
     return Outcome(
-        assignment={pl: [names[w] for w in got[i]] for i, pl in enumerate(players)},
+        assignment={pl: [names[w] for w in ws] for pl, ws in zip(players, got)},
         values=player_values,
         total=sum(player_values.values()),
         stddev=_stddev(list(player_values.values())),
@@ -488,93 +488,148 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
     )
 
 
-def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int],
-               lists: Mapping[str, Preference], weights: np.ndarray, rows: list[list[int]], params: Params,
-               stream: DrawStream, got: dict[int, list[int]]) -> None:
+def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int) -> np.ndarray:
+    """The players' doubled values (_value_row's), one row each."""
+    import numpy as np
+
+    return np.array([_value_row(p, index, N) for p in prefs], dtype=np.int64)
+
+
+def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int], prefs: list[Preference],
+               weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[int]],
+               worth: list[int]) -> None:
+    """One round (all of it unless duplex): steps 1-4 of the module
+    docstring on the powers `remaining` (power-list order), which it
+    reduces; each player's powers go to `got`, their doubled values to
+    `worth`."""
     import numpy as np
 
     from judge.methods import exact_assignment
 
-    row_of = {pl: i for i, pl in enumerate(players)}
-    col_of = {w: k for k, w in enumerate(names)}
     doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
-
-    def give(kind: dict[str, str], i: int, w: int) -> None:
-        kind[players[i]] = names[w]
-        got[i].append(w)
-        remaining.remove(w)
-
     # 1. Random powers: everybody in mode "random", "*" players in mode "both".
-    randoms = [i for i, pl in enumerate(players)
-               if params.mode == "random" or (params.mode == "both" and lists[pl].random)]
-    if len(remaining) >= len(randoms):
-        for i in randoms:
-            w = stream.choice([names[w] for w in remaining], what="random-power", round=r.number,
-                              player=players[i])
-            give(r.random, i, col_of[w])
+    if params.mode == "random":
+        randoms = list(range(len(players)))
     else:
-        # Fewer powers than random players (a duplex game's last round): each
-        # power draws its player, so who gets one is random too, not name order.
-        waiting = list(randoms)
-        for w in list(remaining):
-            pl = stream.choice([players[i] for i in waiting], what="random-player", round=r.number,
-                               power=names[w])
-            i = row_of[pl]
-            waiting.remove(i)
-            give(r.random, i, w)
-    open_rows = [i for i in range(len(players)) if players[i] not in r.random]
+        randoms = [i for i, p in enumerate(prefs) if p.random] if params.mode == "both" else []
+    for i, w in _random_powers(r.number, randoms, players, names, remaining, stream):
+        r.random[players[i]] = names[w]
+        got[i].append(w)
+        worth[i] += int(weights[i, w])
+    open_rows = [i for i in range(len(players)) if players[i] not in r.random] if r.random else \
+        list(range(len(players)))
     if not remaining or not open_rows:
         return
-    before = list(remaining)
-    # 2. Uncontested first choices (the seed's shortcut). The literal step
-    # (SET PREFERENCE SHORTCUT) gives them before the optimum, which can cost
-    # total value; by default they only break ties among the best assignments.
-    uncontested = first_choice_shortcut([players[i] for i in open_rows], [names[w] for w in remaining], lists)
+    before = remaining[:]
+    whole = len(open_rows) == weights.shape[0] and len(before) == weights.shape[1]
+    open_weights = weights if whole else weights.take(open_rows, 0).take(before, 1)
+    # 2. Uncontested first choices (the seed's shortcut), as (row, column) of
+    # open_weights. The literal step (SET PREFERENCE SHORTCUT) gives them
+    # before the optimum, which can cost total value; by default they only
+    # break ties among the best assignments.
+    uncontested = _uncontested(open_weights, [prefs[i].listed for i in open_rows], weights.shape[1],
+                               exact_assignment._kernel(len(names)))
+    pairs: list[tuple[int, int]] = []  # (row, column) given this round, as the results list them
+    firsts = dict(uncontested)
     if params.shortcut:
-        for pl, power in uncontested.items():
-            give(r.shortcut, row_of[pl], col_of[power])
-            doubled.append(rows[row_of[pl]][col_of[power]])
-        rest_rows = [i for i in open_rows if players[i] not in uncontested]
+        pairs += uncontested
+        rest = [k for k in range(len(open_rows)) if k not in firsts]
+        given = set(firsts.values())
+        columns = [j for j in range(len(before)) if j not in given]
     else:
-        rest_rows = open_rows
+        rest, columns = list(range(len(open_rows))), list(range(len(before)))
     # 3-4. The exact optimum of the rest, uniform among all co-optimal
     # assignments (by default, those giving the most uncontested first choices).
-    if rest_rows and remaining:
-        columns = list(remaining)
+    if rest and columns:
         bonus = None
         if not params.shortcut and uncontested:
-            bonus = np.zeros((len(rest_rows), len(columns)), dtype=np.int64)
-            for k, i in enumerate(rest_rows):
-                if players[i] in uncontested:
-                    bonus[k, columns.index(col_of[uncontested[players[i]]])] = 1
-        sol = exact_assignment.solve(weights[np.ix_(rest_rows, columns)], stream, what="co-optimal", bonus=bonus)
-        for i, col in zip(rest_rows, sol.assignment):
-            if col is not None:
-                first = uncontested.get(players[i]) == names[columns[col]]
-                give(r.shortcut if first else r.optimized, i, columns[col])
-                doubled.append(rows[i][columns[col]])
+            bonus = np.zeros(open_weights.shape, dtype=np.int64)
+            bonus[tuple(zip(*uncontested))] = 1
+        table = open_weights if len(rest) == len(open_rows) and len(columns) == len(before) else \
+            open_weights.take(rest, 0).take(columns, 1)
+        sol = exact_assignment.solve(table, stream, what="co-optimal", bonus=bonus)
+        pairs += [(k, columns[col]) for k, col in zip(rest, sol.assignment) if col is not None]
         r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
-        r.blocks = [{"players": [players[rest_rows[k]] for k in b.rows], "powers": [names[columns[j]] for j in b.cols],
+        r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
+                     "powers": [names[before[columns[j]]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact,
                      # a count too big to count is an estimate: its bounds go with it
                      **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
+    if pairs:
+        doubled = open_weights[[k for k, _ in pairs], [j for _, j in pairs]].tolist()
+        for (k, j), v in zip(pairs, doubled):
+            i, w = open_rows[k], before[j]
+            (r.shortcut if firsts.get(k) == j else r.optimized)[players[i]] = names[w]
+            got[i].append(w)
+            worth[i] += v
+        taken = {before[j] for _, j in pairs}
+        remaining[:] = [w for w in remaining if w not in taken]
     r.total = sum(doubled) / 2
     r.stddev = _stddev([v / 2 for v in doubled])
     if uncontested:
-        open_weights = weights[np.ix_(open_rows, before)]
         if params.shortcut:
             r.shortcut_check = compare_without_shortcut(open_weights, doubled)
-        elif all(pl in r.shortcut and r.shortcut[pl] == w for pl, w in uncontested.items()):
+        elif all(players[open_rows[k]] in r.shortcut for k, _ in uncontested):
             # The optimum gave every uncontested first choice: the literal
             # step fixes those, and the best of the rest is the optimum's
             # own rest (else the optimum could be bettered), so both are
             # the same and need no second solve.
             r.shortcut_check = compare_equal(doubled)
         else:
-            given = [open_rows.index(row_of[pl]) for pl in uncontested]
-            r.shortcut_check = compare_with_shortcut(open_weights, given,
-                                                     [before.index(col_of[w]) for w in uncontested.values()],
-                                                     doubled)
+            r.shortcut_check = compare_with_shortcut(open_weights, [k for k, _ in uncontested],
+                                                     [j for _, j in uncontested], doubled)
+
+
+def _random_powers(number: int, randoms: list[int], players: list[str], names: list[str], remaining: list[int],
+                   stream: DrawStream) -> list[tuple[int, int]]:
+    """Step 1: (player, power) drawn for the players `randoms`, taken out
+    of `remaining`."""
+    out = []
+    if len(remaining) >= len(randoms):
+        for i in randoms:
+            options = [names[w] for w in remaining]
+            w = remaining[options.index(stream.choice(options, what="random-power", round=number,
+                                                      player=players[i]))]
+            remaining.remove(w)
+            out.append((i, w))
+    else:
+        # Fewer powers than random players (a duplex game's last round): each
+        # power draws its player, so who gets one is random too, not name order.
+        waiting = list(randoms)
+        for w in list(remaining):
+            options = [players[i] for i in waiting]
+            i = waiting[options.index(stream.choice(options, what="random-player", round=number,
+                                                    power=names[w]))]
+            waiting.remove(i)
+            remaining.remove(w)
+            out.append((i, w))
+    return out
+
+
+def _uncontested(weights: np.ndarray, listed: Sequence[int], N: int, kernel: Any = None) -> list[tuple[int, int]]:
+    """first_choice_shortcut's pairs read from the doubled values of the
+    open players (rows) on the powers left (columns), as (row, column) in
+    row order: a player's first remaining group is the powers of the
+    highest value left, if that value is a listed power's (a bracket's
+    powers share one value, a later group's is lower, and unlisted powers
+    are worth less than any listed one: N - listed - 1). With `kernel`
+    (judge/methods/tight_kernel.py), its compiled `uncontested`: the same
+    pairs (tests)."""
+    import numpy as np
+
+    floor = N - 1 - np.array(listed, dtype=np.int64)
+    if kernel is not None:
+        rows, cols = kernel.uncontested(weights, floor)
+        return list(zip(rows.tolist(), cols.tolist()))
+    top = weights.max(axis=1)
+    first = weights == top[:, None]
+    first &= (top > floor)[:, None]
+    single = first.sum(axis=1) == 1
+    if not single.any():
+        return []
+    col = first.argmax(axis=1)
+    alone = first.sum(axis=0)[col] == 1
+    return [(k, int(col[k])) for k in np.flatnonzero(single & alone).tolist()]
 
 
 def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
@@ -640,9 +695,11 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
 
     from judge.methods import exact_assignment
 
-    fixed = [int(weights[i, j]) for i, j in zip(rows, cols)]
-    rest_rows = [i for i in range(weights.shape[0]) if i not in set(rows)]
-    rest_cols = [j for j in range(weights.shape[1]) if j not in set(cols)]
-    t2, s2 = exact_assignment.optimum(weights[np.ix_(rest_rows, rest_cols)]) if rest_rows and rest_cols else (0, 0)
-    total, squares = _sums(fixed)
+    rows, cols = list(rows), list(cols)
+    keep_rows = np.ones(weights.shape[0], dtype=bool)
+    keep_rows[rows] = False
+    keep_cols = np.ones(weights.shape[1], dtype=bool)
+    keep_cols[cols] = False
+    t2, s2 = exact_assignment.optimum(weights, keep_rows, keep_cols)
+    total, squares = _sums(weights[rows, cols].tolist())
     return _comparison((total + t2, squares + s2), _sums(doubled), len(doubled))

@@ -17,8 +17,9 @@ the board is full). The pure parts do no I/O and read no clock:
 - replay.py: a whole game from its JSON log (`judge resolve`);
 - persist.py: the engine's State as JSON (games.method_state);
 - render.py: the board as text, BBCode and a PNG picture (Pillow);
-- live.py: the shell's hooks (settings, START, a mail's lines, the
-  deadlines' tick), its words in templates/pt3/.
+- live.py: the hooks the game driver (judge/driver/) calls under the
+  game's lock, pure (settings, START, a mail's lines, the seasons' tick);
+  its words in templates/pt3/.
 
 `METHOD` below is what the shell sees (judge.methods.interface); it imports
 the rest only when a hook runs. docs/pt3.md has the rules as implemented.
@@ -31,11 +32,6 @@ from typing import TYPE_CHECKING, Any, Mapping
 from judge.methods.interface import LiveMethod
 
 if TYPE_CHECKING:
-    from datetime import datetime
-
-    from sqlalchemy.orm import Session
-
-    from judge.config import Config
     from judge.store.models import Game
 
 
@@ -54,29 +50,10 @@ class Pt3(LiveMethod):
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
         return 2
 
-    def mail_line(self, ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-        from judge.methods.pt3.commands import claims
+    def claims(self, line: str) -> bool:
+        from judge.methods.pt3.commands import claims  # lighter than live.py and its engine
 
-        if not claims(line):
-            return None
-        from judge.methods.pt3.live import mail_line
-
-        return mail_line(ctx, number, line)
-
-    def tick(self, session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
-        from judge.methods.pt3.live import tick
-
-        return tick(session, config, now, game, at)
-
-    def at_deadline(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        game.deadline = None  # each season's deadline is the engine's (games.next_tick), not the shell's
-        return (f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once started (each season's "
-                "deadline runs it)")
-
-    def standing_line(self, session: Session, game: Game, player: Any) -> str:
-        from judge.methods.pt3.live import standing_line
-
-        return standing_line(game, player)
+        return claims(line)
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":

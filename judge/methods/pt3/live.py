@@ -1,43 +1,41 @@
-"""Payola Tic-Tac-Toe by mail: the shell's hooks (judge.methods.interface)
-around the pure engine.
+"""Payola Tic-Tac-Toe by mail: the method's hooks, pure functions of the
+game (judge.methods.api.GameView) that the game driver (judge/driver/)
+calls under the game's lock and whose Outcome it stores.
 
 - The GM's settings before START (`SET BALANCE X 58.04`, `SET X ann`,
   `SET PLACES 3`, `SET SEASON 48`, `SET ADVICE ON`) are games.params.
 - `begin` (START): X is the player the GM named with SET X (or SET O's
   other), else the first to sign on; season 1 opens; both players get the
   rules and the board (text and picture), observers the notice.
-- `mail_line`: a player's BID and ADVICE, the GM's SET SEASON and SET
+- `command`: a player's BID and ADVICE, the GM's SET SEASON and SET
   ADVICE, applied to the engine at the time the judge stored the mail; a
   refusal says where, why and what to send. When a season resolves, every
   player, observer and the GM get its results (the board as text, PNG and
   BBCode); the last season's mail is the final results.
-- `tick`: the scheduler fires the season's deadline with its own time.
+- `tick`: the driver fires the season's deadline with its own time.
 
 games.method_state holds the engine's state (persist.py), each side's
 address, the game's origin (players, balances, settings, the start: the
-head of its replay file) and the engine's clock (the latest time applied).
-Every command the engine took is in the audit trail (kind "pt3", event
-"command", with its engine time): `log_file` turns them into the file
-`judge resolve` replays to the same state. Words: templates/pt3/.
+head of its replay file), the engine's clock (the latest time applied) and
+every command the engine took, with its engine time: `log_file` is the file
+`judge resolve` replays to the same state. Every command is in the audit
+trail too (kind "pt3", event "command"). Words: templates/pt3/.
 """
 
 from __future__ import annotations
 
+import logging
 from datetime import datetime
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import Any, Mapping
 
-from judge import audit
-from judge.methods.live_support import mail as _mail, may_send, template_words
+from judge.methods.api import JUDGE_PARAMS, Actor, GameView, Outcome, PlayerView, Refusal, Seed, done, rejected
+from judge.methods.api import format_time, template_words
 from judge.methods.pt3 import engine
-from judge.methods.pt3.commands import Pt3SyntaxError, parse_line
+from judge.methods.pt3.commands import Pt3SyntaxError, claims, parse_line  # noqa: F401 (claims: the driver's)
 from judge.methods.pt3.engine import GM, SIDES, State, money, square_name
 from judge.methods.pt3.persist import from_json, to_json
 
-if TYPE_CHECKING:
-    from sqlalchemy.orm import Session
-
-    from judge.config import Config
-    from judge.store.models import Game
+log = logging.getLogger(__name__)
 
 _BEFORE_START_ONLY = (engine.SetBalance, engine.SetPlaces, engine.SetSide)
 
@@ -48,17 +46,24 @@ words, _w = template_words("pt3/words.j2")  # every reply and notice line
 class Live:
     """A running game as stored."""
 
-    def __init__(self, game: Game) -> None:
-        data = game.method_state
+    def __init__(self, data: Mapping[str, Any]) -> None:
         self.state: State = from_json(data["state"])
         self.address: dict[str, str] = dict(data["addresses"])  # side -> address
         self.origin: dict[str, Any] = dict(data["origin"])
         self.clock = datetime.fromisoformat(data["clock"])
+        # Every command the engine took ({at, by, text}): the replay's events.
+        self.log: list[dict[str, Any]] = list(data.get("log", []))
 
-    def save(self, game: Game) -> None:
-        game.method_state = {"state": to_json(self.state), "addresses": self.address, "origin": self.origin,
-                             "clock": self.clock.isoformat()}
-        game.next_tick = engine.next_tick(self.state)
+    @classmethod
+    def of(cls, game: GameView) -> Live:
+        return cls(game.method_state)
+
+    def save(self, out: Outcome) -> Outcome:
+        """The state and the season's deadline, into the outcome the driver stores."""
+        out.method_state = {"state": to_json(self.state), "addresses": self.address, "origin": self.origin,
+                            "clock": self.clock.isoformat(), "log": self.log}
+        out.next_tick = engine.next_tick(self.state)
+        return out
 
     def side_of(self, address: str) -> str | None:
         key = address.casefold()
@@ -69,18 +74,18 @@ class Live:
 
 
 def _when(t: datetime | None) -> str:
-    from judge.deadlines import format_time
-
     return "-" if t is None else format_time(t)
+
+
+def _png(game: GameView, png: bytes | None) -> tuple[tuple[str, bytes, str], ...]:
+    return ((f"{game.name}-board.png", png, "image/png"),) if png is not None else ()
 
 
 # --------------------------------------------------------------------------
 # The GM's settings, before START
 # --------------------------------------------------------------------------
 
-def describe(raw: dict[str, Any]) -> str:
-    from judge.games import JUDGE_PARAMS
-
+def describe(raw: Mapping[str, Any]) -> str:
     try:
         p = engine.params_from({k: v for k, v in raw.items() if k not in JUDGE_PARAMS}, 2)
     except engine.ParamError as err:
@@ -88,19 +93,14 @@ def describe(raw: dict[str, Any]) -> str:
     return _w("describe", p=p, x_player=p.x_player)
 
 
-def _player(game: Game, who: str) -> Any:
+def _player(game: GameView, who: str) -> PlayerView | None:
     """A player of the game by address or name (case ignored)."""
-    from judge.games import active_players
-
     key = who.strip("<>").casefold()
-    return next((p for p in active_players(game) if key in (p.address.casefold(), p.name.casefold())), None)
+    return next((p for p in game.active if key in (p.address.casefold(), p.name.casefold())), None)
 
 
-def _setting(ctx: Any, game: Game, command: engine.Command) -> tuple[str, str]:
-    from judge.games import active_players, raw_params
-
-    raw = dict(raw_params(game))
-    judge_own = {k: v for k, v in game.params.items() if k not in raw}
+def _setting(game: GameView, command: engine.Command) -> Outcome:
+    raw = game.raw_params
     if isinstance(command, engine.SetBalance):
         raw[f"balance_{command.side.lower()}"] = command.written
         what = f"{command.side}'s starting balance {command.written}"
@@ -116,12 +116,12 @@ def _setting(ctx: Any, game: Game, command: engine.Command) -> tuple[str, str]:
     else:  # SetSide
         player = _player(game, command.who)
         if player is None:
-            return "rejected", _w("no_such_player", game=game, who=command.who)
+            return rejected(_w("no_such_player", game=game, who=command.who))
         x = player.address
         if command.side == "O":  # SET O ann: the other player is X
-            others = [p for p in active_players(game) if p.address != player.address]
+            others = [p for p in game.active if p.address != player.address]
             if not others:
-                return "rejected", _w("no_such_player", game=game, who="X (nobody else has signed on)")
+                return rejected(_w("no_such_player", game=game, who="X (nobody else has signed on)"))
             x = others[0].address
         raw["x_player"] = x
         what = f"X is {x}"
@@ -129,20 +129,18 @@ def _setting(ctx: Any, game: Game, command: engine.Command) -> tuple[str, str]:
         params = engine.params_from(raw, 2)
         warnings = engine.check_params(2, params)
     except engine.ParamError as err:
-        return "rejected", str(err)
-    game.params = {**judge_own, **params.as_dict()}
-    return "done", _w("setting_done", what=what, describe=describe(game.params), warnings=warnings)
+        return rejected(str(err))
+    new = game.with_params(params.as_dict())
+    return done(_w("setting_done", what=what, describe=describe(new), warnings=warnings), params=new)
 
 
 # --------------------------------------------------------------------------
 # START
 # --------------------------------------------------------------------------
 
-def sides(game: Game, params: engine.Params) -> dict[str, Any]:
+def sides(game: GameView, params: engine.Params) -> dict[str, PlayerView]:
     """side -> player: the GM's SET X, else the sign-on order."""
-    from judge.games import active_players
-
-    players = sorted(active_players(game), key=lambda p: (p.joined_at, p.id))
+    players = sorted(game.active, key=lambda p: (p.joined_at, p.id))
     if params.x_player:
         x = [p for p in players if p.address.casefold() == params.x_player.casefold()]
         if x:
@@ -150,83 +148,79 @@ def sides(game: Game, params: engine.Params) -> dict[str, Any]:
     return dict(zip(SIDES, players))
 
 
-def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
-    from judge.commands.base import CommandRejected
-    from judge.commands.eml_start import tell_observers
-    from judge.games import raw_params, set_state
-
-    params = engine.params_from(raw_params(game), 2)
+def begin(game: GameView, now: datetime, seed: Seed) -> Outcome:
+    params = engine.params_from(game.raw_params, 2)
     by_side = sides(game, params)
     try:
         state = engine.new_game(params, (by_side["X"].name, by_side["O"].name), now)
     except (engine.GameError, KeyError) as err:
-        raise CommandRejected(f"?{game.name} cannot start: Payola Tic-Tac-Toe takes two players") from err
-    live = Live.__new__(Live)
-    live.state, live.clock = state, now
-    live.address = {s: p.address for s, p in by_side.items()}
-    live.origin = {"method": engine.NAME, "players": {"X": state.names[0], "O": state.names[1]},
-                   "balances": {"X": params.balance_x, "O": params.balance_o}, "places": params.places,
-                   "season_hours": params.season_hours, "advice": params.advice, "start": now.isoformat()}
-    set_state(session, game, "bidding", now)
-    game.started_at = now
-    game.deadline = None  # the seasons' deadlines are the engine's (games.next_tick)
-    live.save(game)
-    audit.record(session, now, "pt3", game_id=game.id, event="started", x=live.address["X"], o=live.address["O"])
+        raise Refusal(f"?{game.name} cannot start: Payola Tic-Tac-Toe takes two players") from err
+    origin = {"method": engine.NAME, "players": {"X": state.names[0], "O": state.names[1]},
+              "balances": {"X": params.balance_x, "O": params.balance_o}, "places": params.places,
+              "season_hours": params.season_hours, "advice": params.advice, "start": now.isoformat()}
+    live = Live({"state": to_json(state), "addresses": {s: p.address for s, p in by_side.items()},
+                 "origin": origin, "clock": now.isoformat(), "log": []})
+    # The seasons' deadlines are the engine's (games.next_tick), not the shell's.
+    out = live.save(Outcome(state="bidding", deadline=None))
+    out.event("pt3", event="started", x=live.address["X"], o=live.address["O"])
     view, text, png, _ = _board(game, live)
     for side, address in live.address.items():
-        _mail(session, config, now, game, [address], "pt3/start.txt.j2", png=png, side=side, view=view,
-              board=text, places=state.places, hours=state.season_hours, advice=state.advice,
-              deadline=_when(state.deadline))
-    tell_observers(session, config, now, game)
-    return _w("started", game=game, x=f"{state.names[0]} <{live.address['X']}>",
-              o=f"{state.names[1]} <{live.address['O']}>", deadline=_when(state.deadline))
+        out.mail([address], "pt3/start.txt.j2", attachments=_png(game, png), side=side, view=view, board=text,
+                 places=state.places, hours=state.season_hours, advice=state.advice, deadline=_when(state.deadline))
+    out.reply = ("done", _w("started", game=game, x=f"{state.names[0]} <{live.address['X']}>",
+                            o=f"{state.names[1]} <{live.address['O']}>", deadline=_when(state.deadline)))
+    return out
 
 
 # --------------------------------------------------------------------------
 # A line of a mail
 # --------------------------------------------------------------------------
 
-def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
-    # A line PT3 claims (commands.claims): Method.mail_line asks that before
-    # it imports this module.
-    game = ctx.game
-    gm = ctx.role == "master"
-    if not may_send(ctx):
-        return "rejected", _w("not_a_player", game=game)
+def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
+            scratch: dict[str, Any]) -> Outcome:
+    """One of the mail's lines that PT3 claims (commands.claims), sent by
+    `actor` and stored by the judge at `at`."""
+    gm = actor.master
+    if not actor.may_send:
+        return rejected(_w("not_a_player", game=game))
     try:
-        command = parse_line(line, number)
+        command_ = parse_line(line, number)
     except Pt3SyntaxError as err:
-        return "rejected", err.render()
-    setting = isinstance(command, (*_BEFORE_START_ONLY, engine.SetSeason, engine.SetAdvice))
+        return rejected(err.render())
+    setting = isinstance(command_, (*_BEFORE_START_ONLY, engine.SetSeason, engine.SetAdvice))
     if setting and not gm:
-        return "rejected", _w("gm_sets", game=game)
+        return rejected(_w("gm_sets", game=game))
     if game.state == "forming":
-        return _setting(ctx, game, command) if setting else ("rejected", _w("not_started", game=game))
+        return _setting(game, command_) if setting else rejected(_w("not_started", game=game))
     if game.method_state is None:
-        return "rejected", _w("not_started", game=game)
-    if isinstance(command, _BEFORE_START_ONLY):
-        return "rejected", _w("too_late_to_set", game=game)
-    live = Live(game)
-    actor = GM if gm else live.side_of(ctx.player.address)
-    if actor is None:
-        return "rejected", _w("not_a_player", game=game)
-    stored = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
-    at = max(stored, live.clock)  # the engine's time never goes back
+        return rejected(_w("not_started", game=game))
+    if isinstance(command_, _BEFORE_START_ONLY):
+        return rejected(_w("too_late_to_set", game=game))
+    live = Live.of(game)
+    side = GM if gm else live.side_of(actor.player.address)
+    if side is None:
+        return rejected(_w("not_a_player", game=game))
+    when = max(at, live.clock)  # the engine's time never goes back
     before = live.state
-    live.state, events = engine.apply(live.state, actor, command, at)
-    live.clock = at
-    live.save(game)
-    rejected = next((e for e in events if isinstance(e, engine.Rejected) and e.command is command), None)
-    audit.record(ctx.session, ctx.now, "pt3", game_id=game.id, inbound_id=ctx.inbound.id, event="command",
-                 by=actor, text=line.strip(), engine_at=at.isoformat(),
-                 outcome=rejected.reason if rejected else "done")
+    live.state, events = engine.apply(live.state, side, command_, when)
+    live.clock = when
+    live.log.append({"at": when.isoformat(), "by": side, "text": line.strip()})
+    out = live.save(Outcome())
+    refused = next((e for e in events if isinstance(e, engine.Rejected) and e.command is command_), None)
+    out.event("pt3", event="command", by=side, text=line.strip(), engine_at=when.isoformat(),
+              outcome=refused.reason if refused else "done")
+    params = dict(game.params)
     for e in events:  # the GM's settings in the game: games.params too, so LIST says them
         if isinstance(e, engine.SettingChanged):
-            game.params = {**game.params, e.what: e.value}
-    _dispatch(ctx.session, ctx.config, ctx.now, game, live, events, asker=ctx.player)
-    if rejected is not None:
-        return "rejected", _rejection(game, live, before, rejected, line)
-    return "done", _reply(game, live, actor, command, events)
+            params[e.what] = e.value
+    if params != dict(game.params):
+        out.params = params
+    _dispatch(out, game, live, events)
+    if refused is not None:
+        out.reply = ("rejected", _rejection(game, live, before, refused, line))
+    else:
+        out.reply = ("done", _reply(game, live, side, command_, events))
+    return out
 
 
 def _column(line: str, token: str, default: int) -> int:
@@ -292,44 +286,52 @@ def _reply(game: Game, live: Live, actor: str, command: engine.Command, events: 
 # The clock
 # --------------------------------------------------------------------------
 
-def tick(session: Session, config: Config, now: datetime, game: Game, at: datetime) -> str | None:
+def tick(game: GameView, now: datetime, at: datetime) -> Outcome:
     if game.method_state is None or game.state != "bidding":
-        return None
-    live = Live(game)
+        return Outcome()
+    live = Live.of(game)
     until = max(now, at, live.clock)
     live.state, events = engine.tick(live.state, until)
     live.clock = until
-    live.save(game)
-    _dispatch(session, config, now, game, live, events, asker=None)
+    out = live.save(Outcome())
+    _dispatch(out, game, live, events)
     fired = ", ".join(f"season {e.season.number} at {_when(e.at)}" for e in events
                       if isinstance(e, engine.SeasonResolved))
-    return f"{game.name}: {fired or 'nothing due'}"
+    out.log = f"{game.name}: {fired or 'nothing due'}"
+    return out
+
+
+def at_deadline(game: GameView, now: datetime, seed: Seed) -> Outcome:
+    # Each season's deadline is the engine's (games.next_tick), not the shell's.
+    return Outcome(deadline=None, log=f"{game.name}: a Payola Tic-Tac-Toe game has no game deadline once "
+                                      "started (each season's deadline runs it)")
 
 
 # --------------------------------------------------------------------------
 # Events -> mails
 # --------------------------------------------------------------------------
 
-def _board(game: Game, live: Live) -> tuple[dict[str, Any], str, bytes, str]:
+def _board(game: GameView, live: Live) -> tuple[dict[str, Any], str, bytes, str]:
     from judge.methods.pt3 import render
 
     v = render.view(live.state, game.name)
     return v, render.board_text(v), render.board_png(v), render.board_bbcode(v)
 
 
-def _dispatch(session: Session, config: Config, now: datetime, game: Game, live: Live, events: tuple,
-              *, asker: Any) -> None:
-    from judge.games import observers, set_state
+def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple) -> None:
+    """The events into the outcome: the seasons to the audit trail, the
+    advice asked for, the season's (or the game's) results to everyone."""
+    from judge.methods.pt3.replay import output
 
     for e in events:
         if isinstance(e, engine.SeasonResolved):
             s = e.season
-            audit.record(session, now, "pt3", game_id=game.id, event="season", number=s.number, mark=s.mark,
-                         winner=s.winner, bid=None if s.bid is None else str(s.bid), square=square_name(s.square),
-                         by_deadline=s.by_deadline, engine_at=s.at.isoformat(), board=s.board,
-                         balances={"X": str(s.balances[0]), "O": str(s.balances[1])})
+            out.event("pt3", event="season", number=s.number, mark=s.mark, winner=s.winner,
+                      bid=None if s.bid is None else str(s.bid), square=square_name(s.square),
+                      by_deadline=s.by_deadline, engine_at=s.at.isoformat(), board=s.board,
+                      balances={"X": str(s.balances[0]), "O": str(s.balances[1])})
         elif isinstance(e, engine.AdviceAsked):
-            _advice(session, config, now, game, live, e.side)
+            _advice(out, game, live, e.side)
     resolved = [e.season for e in events if isinstance(e, engine.SeasonResolved)]
     if not resolved:
         return
@@ -337,26 +339,22 @@ def _dispatch(session: Session, config: Config, now: datetime, game: Game, live:
     last = resolved[-1]
     season = {"number": last.number, "mark": last.mark, "winner": last.winner, "square": square_name(last.square),
               "bid": None if last.bid is None else live.money(last.bid), "missing": list(last.missing)}
-    public = [(None, o.address) for o in observers(game)] + [(None, game.gm_address)]
+    public = [(None, o.address) for o in game.observers] + [(None, game.gm_address)]
     to = [*((side, a) for side, a in live.address.items()), *public]
     if live.state.over:
-        from judge.methods.pt3.replay import output
-
-        audit.record(session, now, "pt3", game_id=game.id, event="over", winner=live.state.winner,
-                     board=live.state.board)
-        set_state(session, game, "resolved", now)
-        game.resolved_at = now
-        _store_record(session, now, game, live)
+        out.event("pt3", event="over", winner=live.state.winner, board=live.state.board)
+        out.state = "resolved"
+        _store_record(out, game, live)
         result = output(live.state)
         result["view"] = view
         for side, address in to:
             template = "results/pt3/master.txt.j2" if address == game.gm_address else "results/pt3/player.txt.j2"
-            _mail(session, config, now, game, [address], template, png=png, kind="result", result=result,
-                  you=side, last=season, board=text, bbcode=bbcode)
+            out.mail([address], template, kind="result", attachments=_png(game, png), result=result, you=side,
+                     last=season, board=text, bbcode=bbcode)
         return
     for side, address in to:
-        _mail(session, config, now, game, [address], "pt3/season.txt.j2", png=png, season=season, view=view,
-              you=side, board=text, bbcode=bbcode, deadline=_when(live.state.deadline))
+        out.mail([address], "pt3/season.txt.j2", attachments=_png(game, png), season=season, view=view, you=side,
+                 board=text, bbcode=bbcode, deadline=_when(live.state.deadline))
 
 
 def advice_for(state: State) -> dict[str, Any]:
@@ -378,13 +376,13 @@ def advice_for(state: State) -> dict[str, Any]:
     return out
 
 
-def _advice(session: Session, config: Config, now: datetime, game: Game, live: Live, side: str) -> None:
+def _advice(out: Outcome, game: GameView, live: Live, side: str) -> None:
     from judge.methods.pt3 import render
 
     a = advice_for(live.state)
     a["your_square"] = a["x_square"] if side == "X" else a["o_square"]
-    _mail(session, config, now, game, [live.address[side]], "pt3/advice.txt.j2", a=a, you=side,
-          view=render.view(live.state, game.name), places=live.state.places, private=True)
+    out.mail([live.address[side]], "pt3/advice.txt.j2", private=True, a=a, you=side,
+             view=render.view(live.state, game.name), places=live.state.places)
 
 
 # --------------------------------------------------------------------------
@@ -394,73 +392,60 @@ def _advice(session: Session, config: Config, now: datetime, game: Game, live: L
 _CHECKED = ("board", "balances", "winner", "line", "seasons")
 
 
-def _store_record(session: Session, now: datetime, game: Game, live: Live) -> None:
-    """The final record in `resolutions`, as every method's: the replay
-    file and what `judge resolve` makes of it, which `judge verify` re-runs
-    (PT3 draws nothing: no seed). The replay runs here once and is compared
-    with the live game: a difference is a bug, logged and kept in the audit
-    trail."""
-    import logging
-
+def _store_record(out: Outcome, game: GameView, live: Live) -> None:
+    """The final record, as every method's: the replay file and what `judge
+    resolve` makes of it, which `judge verify` re-runs (PT3 draws nothing:
+    no seed). The replay runs here once and is compared with the live game:
+    a difference is a bug, logged and kept in the audit trail."""
     from judge.methods.pt3.replay import output, replay
-    from judge.store.models import Resolution
 
-    data = log_file(session, game, live)
+    data = log_file(game, live)
     result = replay(data)
     mine = output(live.state)
     differs = [k for k in _CHECKED if result.get(k) != mine.get(k)]
     if differs:
-        logging.getLogger(__name__).error("?%s: the replay of the log differs from the game in %s",
-                                          game.name, ", ".join(differs))
-        audit.record(session, now, "pt3", game_id=game.id, event="record_differs", fields=differs)
-    session.add(Resolution(game_id=game.id, method=engine.NAME, seed="", input=data, result=result, reveal=None,
-                           created_at=now))
+        log.error("?%s: the replay of the log differs from the game in %s", game.name, ", ".join(differs))
+        out.event("pt3", event="record_differs", fields=differs)
+    out.record = {"seed": "", "input": data, "result": result, "reveal": None}
 
-def log_file(session: Session, game: Game, live: Live | None = None) -> dict[str, Any]:
+
+def log_file(game: GameView, live: Live | None = None) -> dict[str, Any]:
     """The game's replay file (docs/pt3.md): its origin and every command
-    the engine took, from the audit trail, up to the engine's clock."""
-    from sqlalchemy import select
-
-    from judge.store.models import Event
-
-    audit.write_pending(session)
-    live = live or Live(game)
-    rows = session.scalars(select(Event).where(Event.game_id == game.id, Event.kind == "pt3")
-                           .order_by(Event.id)).all()
-    events = [{"at": r.data["engine_at"], "by": r.data["by"], "text": r.data["text"]}
-              for r in rows if r.data.get("event") == "command"]
-    return {**live.origin, "events": events, "until": live.clock.isoformat()}
+    the engine took, up to the engine's clock."""
+    live = live or Live.of(game)
+    return {**live.origin, "events": list(live.log), "until": live.clock.isoformat()}
 
 
 # --------------------------------------------------------------------------
 # The roster, LIST and the web page
 # --------------------------------------------------------------------------
 
-def roster_changed(ctx: Any, game: Game, old: Any, new: Any) -> str:
+def roster_changed(game: GameView, old: PlayerView, new: PlayerView | None, at: datetime) -> Outcome:
     """REPLACE in a started game: the replacement plays the old player's
     side from now on (the engine knows sides, not addresses, so the log is
     unchanged). EJECT: the side stays, with nobody to bid for it; its
-    missing bids lose each season at the deadline. What the GM's reply adds."""
-    if game.method_state is None or old is None:
-        return ""  # forming: START reads the players as they are then
-    live = Live(game)
+    missing bids lose each season at the deadline. The reply is what the
+    GM's reply adds."""
+    if game.method_state is None:
+        return Outcome()  # forming: START reads the players as they are then
+    live = Live.of(game)
     side = live.side_of(old.address)
     if side is None:
-        return ""
-    audit.record(ctx.session, ctx.now, "pt3", game_id=game.id, event="roster", side=side, old=old.address,
-                 new=None if new is None else new.address)
+        return Outcome()
+    out = Outcome(reply=("done", _w("roster_changed", side=side, new=None if new is None else new.address)))
+    out.event("pt3", event="roster", side=side, old=old.address, new=None if new is None else new.address)
     if new is not None:
         live.address[side] = new.address
-        live.save(game)
-    return _w("roster_changed", side=side, new=None if new is None else new.address)
+        live.save(out)
+    return out
 
 
-def standing_line(game: Game, player: Any) -> str:
+def standing_line(game: GameView, player: PlayerView) -> str:
     """What SIGNON adds once the game runs: the player's side, balance and
     sealed bid for the open season."""
     if not game.method_state or game.state != "bidding":
         return ""
-    live = Live(game)
+    live = Live.of(game)
     side = live.side_of(player.address)
     if side is None:
         return ""
@@ -471,24 +456,24 @@ def standing_line(game: Game, player: Any) -> str:
               deadline=_when(live.state.deadline))
 
 
-def list_view(game: Game) -> dict | None:
+def list_view(game: GameView) -> dict | None:
     """What LIST adds once the game has started: the board as the season
     mails show it."""
     if not game.method_state:
         return None
     from judge.methods.pt3 import render
 
-    return {"board": render.board_text(render.view(Live(game).state, game.name))}
+    return {"board": render.board_text(render.view(Live.of(game).state, game.name))}
 
 
-def public_board(game: Game, names: Mapping[str, str]) -> dict | None:
+def public_board(game: GameView, names: Mapping[str, str]) -> dict | None:
     """The game's public web page: the board's text and picture, each side
     named by its player's public name (`names`: address -> name)."""
     if not game.method_state:
         return None
     from judge.methods.pt3 import render
 
-    live = Live(game)
+    live = Live.of(game)
     v = render.view(live.state, game.name)
     v["names"] = {side: names.get(a, names.get(a.casefold(), "?")) for side, a in live.address.items()}
     return {"text": render.board_text(v), "png": render.board_png(v)}

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from judge.methods.live_support import template_words
+from judge.methods.api import template_words
 from judge.methods.pt3.engine import State, mark_of, money, square_name
 
 MARGIN = 30
@@ -44,13 +44,13 @@ def view(state: State, game: str) -> dict[str, Any]:
 
 
 def board_text(v: dict[str, Any]) -> str:
-    from judge.templating import render
+    from judge.methods.api import render
 
     return render("pt3/board.txt.j2", view=v).rstrip("\n")
 
 
 def board_bbcode(v: dict[str, Any]) -> str:
-    from judge.templating import render
+    from judge.methods.api import render
 
     return render("pt3/board.bbcode.j2", view=v).rstrip("\n")
 
