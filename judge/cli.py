@@ -388,7 +388,7 @@ def games(ctx: click.Context, fmt: str) -> None:
         click.echo(f"{'GAME':<16} {'METHOD':<14} {'STATE':<9} {'PLAYERS':<13}  {'DEADLINE':<25}  MASTER")
     for r in rows:
         deadline = format_time(datetime.fromisoformat(r["deadline"])) if r["deadline"] else "-"
-        seated = f"{r['players']}/{r['powers']} players"
+        seated = f"{r['players']}/{r['seats']} players"
         click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {seated:<13}  {deadline:<25}  {r['master']}"
                    + (f"\n    stuck on: {last_line(r['error'])} (judge unstick {r['game']})" if r["error"] else ""))
     for r in runs:

@@ -18,8 +18,10 @@ from judge.transports.smtp import SmtpSettings
 from judge.variants import PowerListError, make_power_list
 
 
-# The repository's docs, read on the web: the default of [judge] docs_url.
-DEFAULT_DOCS_URL = "https://github.com/pbem-judge/judge/blob/main/docs"
+# [judge] docs_url: where the judge's texts link the docs (docs/NAME.md read
+# on the web). None by default: a link that may not exist is worse than
+# none, and every text also names the HELP topic that says as much.
+DEFAULT_DOCS_URL = ""
 
 
 class ConfigError(Exception):
@@ -354,7 +356,7 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     # methods' modules are not imported for every `judge deliver`.
     default_method = _get(j, "judge", "default_method", str, "preference")
     docs_url = _get(j, "judge", "docs_url", str, DEFAULT_DOCS_URL).rstrip("/")
-    if not docs_url.startswith(("https://", "http://")):
+    if docs_url and not docs_url.startswith(("https://", "http://")):
         raise ConfigError(f"[judge] docs_url: a public http(s) URL of the docs folder, not {docs_url!r}")
     reminder_hours = _get(j, "judge", "reminder_hours", list, [24, 1])
     if not all(isinstance(h, (int, float)) and not isinstance(h, bool) and h > 0 for h in reminder_hours):

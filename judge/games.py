@@ -75,9 +75,17 @@ def active_players(game: Game) -> list[Player]:
 def overview(session: Session) -> list[dict[str, Any]]:
     """Every game and its state, by name: `judge games` and the console."""
     return [{"game": g.name, "method": g.method, "variant": g.variant, "state": g.state,
-             "players": len(active_players(g)), "powers": len(g.powers),
+             "players": len(active_players(g)), "powers": len(g.powers), "seats": _seats_or_powers(g),
              "deadline": g.deadline.isoformat() if g.deadline else None, "master": g.gm_address, "error": g.error}
             for g in session.scalars(select(Game).order_by(Game.name))]
+
+
+def _seats_or_powers(game: Game) -> int:
+    """seats(), or one a power for a game of a method this judge lacks."""
+    try:
+        return seats(game)
+    except Exception:  # noqa: BLE001 - an unknown method, or settings it cannot read
+        return len(game.powers or [])
 
 
 def observers(game: Game) -> list[Player]:
@@ -109,7 +117,7 @@ def find_player(game: Game, who: str) -> Player | None:
 # Keys of game.params that are the judge's settings (SET REMINDERS), not
 # the method's: the method never sees them (its params_from refuses keys it
 # does not know).
-JUDGE_PARAMS = frozenset({"reminders"})
+JUDGE_PARAMS = frozenset({"reminders", "notices"})
 
 
 def raw_params(game: Game) -> dict[str, Any]:

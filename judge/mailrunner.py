@@ -258,6 +258,7 @@ _RUN_WHEN_STOPPED = (nodes.ListGame, nodes.Help, nodes.Signon, nodes.Signoff, no
 def run_lines(ctx: Context, text: str) -> list[Block]:
     blocks: list[Block] = []
     bid_block: Block | None = None
+    list_block: Block | None = None  # a preference list pasted after FOR, over one line or several
     quoted = introductions = armour = read = 0
     shown_once: dict[tuple, int] = {}
     lines = text.split("\n")
@@ -303,14 +304,32 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             node = parse_line(line, number, max_length=ctx.config.max_line_length,
                               is_variant=lambda name: is_variant(name, ctx.config.variants))
         except CommandSyntaxError as err:
+            if ctx.acting_master and ctx.game is not None and method_of(ctx.game).SUBMITS == "list" \
+                    and _pasted_list_line(ctx, line):
+                if list_block is None:
+                    list_block = Block([], "done", "")
+                    blocks.append(list_block)
+                list_block.lines.append((number, line))
+                continue
             if looks_like_command(err.text):
                 blocks.append(Block([(number, err.text)], "rejected", "not understood", rendered_error=err.render()))
+            elif ctx.acting_master:
+                # The master's paste of a forum post (FOR): every line is shown
+                # with its fate, so the master (and the player) sees what was left out.
+                blocks.append(Block([(number, err.text)], "ignored", LEFT_OUT))
+                _record(ctx, number, err.text, "ignored", LEFT_OUT)
+                continue
             else:
                 # Prose, spam, a signature without "-- ": the reply does not
                 # quote it (no backscatter of other people's text).
                 blocks.append(Block([], "rejected", f"line {number} is no command (not quoted)",
                                     rendered_error=f"line {number}: no command; not quoted.", prose=True))
             _record(ctx, number, err.text, "rejected", str(err))
+            continue
+        if isinstance(node, nodes.Markup):
+            # "[code]", "[/quote]": the frame of a post pasted from a forum.
+            blocks.append(Block([(number, line)], "ignored", "forum markup: skipped"))
+            _record(ctx, number, line, "ignored", "forum markup", entered=False)
             continue
         if isinstance(node, nodes.Bids) or (isinstance(node, nodes.NoPreference) and node.player is None):
             if isinstance(node, nodes.Bids):
@@ -321,10 +340,18 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
                 bid_block = Block([], "done", "")
                 blocks.append(bid_block)
             bid_block.lines.append((number, line))
+            if isinstance(node, nodes.Bids) and node.forum:
+                reading = ", ".join(f"{e.power} {e.amount}" for e in node.entries)
+                ctx.submission.readings.append(f"line {number} read as {reading}")
             continue
-        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf)) and bid_block is not None:
-            _finish_submission(ctx, bid_block)
-            bid_block = None
+        if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff, nodes.OnBehalf, nodes.ListGame)):
+            # (LIST too: it shows the game with the bids or list above it.)
+            if bid_block is not None:
+                _finish_submission(ctx, bid_block)
+                bid_block = None
+            if list_block is not None:
+                _finish_pasted_list(ctx, list_block)
+                list_block = None
         if isinstance(node, (nodes.Signon, nodes.Create, nodes.Signoff)):
             ctx.acting_master = False  # a FOR's reach ends here
         shown = mask_secret(line, node)
@@ -354,9 +381,14 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             # flood cap counts this mail apart (_flooding).
             ctx.inbound.authenticated = True
         blocks.append(Block([(number, shown)], "done", message, own=True))
-        _record(ctx, number, shown, "done", message, entered=not isinstance(node, nodes.OnBehalf))
+        # FOR's own line, and what the master reads (LIST, HELP), are not
+        # lines entered in the player's name.
+        _record(ctx, number, shown, "done", message,
+                entered=not isinstance(node, (nodes.OnBehalf, nodes.ListGame, nodes.Help)))
     if bid_block is not None:
         _finish_submission(ctx, bid_block)
+    if list_block is not None:
+        _finish_pasted_list(ctx, list_block)
     for work in ctx.after:
         work()
     if quoted:
@@ -381,6 +413,9 @@ def _not_read(blocks: list[Block], lines: list[str], first: int, why: str) -> No
                                        f"({span}{': ' + why if why else ''}; not quoted here)"))
 
 
+LEFT_OUT = "no bid, list or command: left out"
+
+
 def _record(ctx: Context, number: int, text: str, status: str, message: str, entered: bool = True,
             notes: list[str] | None = None) -> None:
     run = {"run": ctx.blind_run_id} if ctx.blind_run_id is not None else {}
@@ -392,11 +427,13 @@ def _record(ctx: Context, number: int, text: str, status: str, message: str, ent
         # A line the master entered in a player's name (FOR): the player is
         # told of it (judge/commands/eml_for.py).
         ctx.entered.setdefault(ctx.player.id, (ctx.game, ctx.player, []))[2].append(
-            {"line": number, "text": text, "status": status, "message": message})
+            {"line": number, "text": text, "status": status, "message": message, "notes": list(notes or [])})
 
 
 def _finish_submission(ctx: Context, block: Block) -> None:
     """Check the bid lines (or No Preference) collected so far as one list."""
+    from judge.methods.blind_auction import window
+
     parts, ctx.submission = ctx.submission, type(ctx.submission)()
     first = block.lines[0][0]
     # Stored with each line where the mail had it: the results, made from
@@ -410,11 +447,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         if not is_auction(game):
             how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")
-        if game.state == "waiting" or (game.state == "bidding" and game.deadline and ctx.now >= game.deadline):
-            raise CommandRejected(f"the deadline of ?{game.name} ({format_time(game.deadline)}) has passed; "
-                                  "bids are closed")
-        if game.state != "bidding":
-            raise CommandRejected(f"the auction of ?{game.name} is not open for bids (it is {game.state})")
+        closed = window.refusal(ctx.session, game, player, ctx.now)
+        if closed:
+            raise CommandRejected(closed)
         standing = counting_submission(ctx.session, game, player)
         refusal = replay_refusal(standing, ctx.sent_at)
         if refusal:
@@ -430,8 +465,9 @@ def _finish_submission(ctx: Context, block: Block) -> None:
                      bids=checked.bids.as_json() if checked.ok and checked.bids else None,
                      violations=[v.as_dict() for v in checked.violations])
     ctx.session.add(sub)
-    until = f"You may change it until the deadline, {format_time(game.deadline)}."
+    until = f"You may change it {window.until(game)}."
     block.own = True
+    notes: list[str] = []
     if checked.ok and checked.bids.no_preference:
         block.message = f"No Preference accepted: you bid D = {params.D} on every power. {until}"
     elif checked.ok:
@@ -440,17 +476,38 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         replaced = (f" It replaces your list of {format_time(standing.received_at)}."
                     if standing else "")
         block.message = f"bid list accepted: {listed} (total {total} of T = {params.T}).{replaced} {until}"
+        if total < params.T:
+            # Allowed, but the rules advise against it: the points left are lost.
+            notes.append(f"your bids add up to {total}, {params.T - total} under T = {params.T}: allowed, but "
+                         f"not recommended (the rules): {params.T - total} points that could have backed "
+                         "your favourites go unused")
     else:
         block.status = "rejected"
-        block.notes = [v.message for v in checked.violations]
+        notes = [v.message for v in checked.violations]
         if standing is not None:
             stands = (f"Nothing changed: your list of {format_time(standing.received_at)} still stands. "
-                      f"Send a corrected list before {format_time(game.deadline)} to change it.")
+                      f"Send a corrected list {window.before(game)} to change it.")
         else:
-            stands = (f"Unless you send a valid list before {format_time(game.deadline)}, you bid No Preference "
+            stands = (f"Unless you send a valid list {window.before(game)}, you bid No Preference "
                       f"(D = {params.D} on every power).")
         block.message = f"bid list rejected, for {plural(len(checked.violations), 'reason')}. {stands}"
+    block.notes = notes + [f"as posted: {r}" for r in parts.readings]
     _record(ctx, first, text.strip("\n"), block.status, block.message, notes=block.notes)
+
+
+def _pasted_list_line(ctx: Context, line: str) -> bool:
+    from judge.methods.preference.eml_preference import pasted_line
+
+    return pasted_line(ctx, line)
+
+
+def _finish_pasted_list(ctx: Context, block: Block) -> None:
+    """The lines of a list pasted after FOR, as one SET PREFERENCE in the player's name."""
+    from judge.methods.preference.eml_preference import enter_pasted
+
+    block.status, block.message = enter_pasted(ctx, block.lines)
+    block.own = block.status == "done"
+    _record(ctx, block.lines[0][0], "\n".join(line for _, line in block.lines), block.status, block.message)
 
 
 # A reply stays readable, and never much larger than a mail the judge

@@ -17,6 +17,8 @@ class SubmissionParts:
     entries: list[ba.BidEntry] = field(default_factory=list)
     no_preference_lines: list[int] = field(default_factory=list)
     problems: list[ba.Violation] = field(default_factory=list)
+    # How lines posted the forums' way were read ("line 4 read as Germany 20").
+    readings: list[str] = field(default_factory=list)
 
     @property
     def empty(self) -> bool:
@@ -69,8 +71,8 @@ def parse_text(text: str) -> SubmissionParts:
             parts.entries.extend(node.entries)
         elif isinstance(node, nodes.NoPreference) and node.player is None:
             parts.no_preference_lines.append(number)
-        elif isinstance(node, nodes.Entropy):
-            continue  # mixed into the seed by the daemon; no part of the bids
+        elif isinstance(node, (nodes.Entropy, nodes.Markup)):
+            continue  # mixed into the seed by the daemon, or forum markup; no part of the bids
         else:
             parts.problems.append(ba.Violation(
                 "not-a-bid", f"line {number}: only bids or No Preference belong in a submission", number))

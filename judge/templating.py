@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import cache
 from typing import Any
 
@@ -55,6 +56,21 @@ class _Environment(Environment):
 _DICT_ATTRIBUTES = frozenset(dir(dict))
 
 
+_DIGITS = re.compile(r"(\d+)")
+
+
+def natural_key(text: str) -> list:
+    """A sort key in which numbers count as numbers: "Player 2" before
+    "Player 10", as a person sorts."""
+    return [int(part) if part.isdigit() else part.casefold() for part in _DIGITS.split(text)]
+
+
+def by_name(keys: Any, names: Any = None) -> list:
+    """The players `keys` (addresses, or names in an offline file) in the
+    natural order of the names they are shown by (`names`: address -> name)."""
+    return sorted(keys, key=lambda k: natural_key(str(names.get(k, k) if names else k)))
+
+
 def build_environment(*, html: bool = False) -> Environment:
     """An environment over templates/ with the judge's filters: for texts
     (mails, posts: kept as written, trailing newline and all), or with
@@ -79,6 +95,7 @@ def build_environment(*, html: bool = False) -> Environment:
     env.filters["plural"] = plural
     env.filters["about"] = about
     env.filters["reply_subject"] = reply_subject
+    env.filters["by_name"] = by_name
     return env
 
 

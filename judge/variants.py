@@ -7,7 +7,7 @@ A power is named in a player's mail by its full name, its usual abbreviation
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import cache
+from functools import cache, cached_property, lru_cache
 from typing import Any, Iterable, Mapping
 
 
@@ -41,13 +41,72 @@ class PowerList:
 
     def lookup(self, token: str) -> Power | None:
         """The power a player meant by `token`, or None if it names none."""
-        key = " ".join(token.split()).casefold()
+        return self._by_key.get(" ".join(token.split()).casefold())
+
+    def by_letter(self, ch: str) -> Power | None:
+        """The power whose letter is `ch` (any case), or None."""
+        return self._letters.get(ch.casefold())
+
+    @cached_property
+    def _by_key(self) -> dict[str, Power]:
+        # Built once per list (the lists are cached per variant and game):
+        # every bid and every word of a preference list is one dict look-up,
+        # not a scan of the powers. The first power that a key names wins, as
+        # the scan in power order did.
+        keys: dict[str, Power] = {}
         for p in self.powers:
-            if key in (p.name.casefold(), p.abbreviation.casefold()) or (
-                p.letter and key == p.letter.casefold()
-            ):
-                return p
-        return None
+            for key in (p.name, p.abbreviation, p.letter):
+                if key:
+                    keys.setdefault(key.casefold(), p)
+        return keys
+
+    @cached_property
+    def memo(self) -> dict[Any, Any]:
+        """What readers of this list's words keep of their readings (the
+        preference lists read, by text): each text is read once per variant.
+        Bounded by its user."""
+        return {}
+
+    @cached_property
+    def names_only(self) -> frozenset[str]:
+        """Every power's name and abbreviation, folded (not its letter)."""
+        return frozenset(k.casefold() for p in self.powers for k in (p.name, p.abbreviation))
+
+    @cached_property
+    def full_names(self) -> frozenset[str]:
+        """Every power's name, folded."""
+        return frozenset(p.name.casefold() for p in self.powers)
+
+    @cached_property
+    def short_names(self) -> dict[str, str]:
+        """Each power's letter, or its name where it has none."""
+        return {p.name: p.letter or p.name for p in self.powers}
+
+    @cached_property
+    def _letters(self) -> dict[str, Power]:
+        return {p.letter.casefold(): p for p in self.powers if p.letter}
+
+    @property
+    def lookup_folded(self) -> dict[str, Power]:
+        """lookup() as a dict of folded keys, for a word folded already."""
+        return self._by_key
+
+    @property
+    def letters(self) -> dict[str, Power]:
+        """The powers by their letter, folded."""
+        return self._letters
+
+    @cached_property
+    def multi_word(self) -> dict[str, tuple[tuple[tuple[str, ...], Power], ...]]:
+        """The powers whose names have several words, by their first word
+        (folded): (the name's other words, folded; the power), those of the
+        most words first, so "Gulf of Lyon" is read before a power named
+        "Gulf" could be."""
+        out: dict[str, list[tuple[tuple[str, ...], Power]]] = {}
+        for p in sorted((p for p in self.powers if " " in p.name), key=lambda p: -len(p.name.split())):
+            first, *rest = (w.casefold() for w in p.name.split())
+            out.setdefault(first, []).append((tuple(rest), p))
+        return {k: tuple(v) for k, v in out.items()}
 
     def describe(self) -> str:
         return ", ".join(f"{p.name} ({p.letter})" if p.letter else p.name for p in self.powers)
@@ -86,6 +145,13 @@ def make_power_list(entries: Iterable[Any]) -> PowerList:
             raise PowerListError(f"a power must be a name or a {{name, letter}} object, got {e!r}")
     if not raw:
         raise PowerListError("the power list is empty")
+    return _power_list(tuple(raw))
+
+
+@lru_cache(maxsize=256)
+def _power_list(raw: tuple[tuple[str, str | None], ...]) -> PowerList:
+    # One PowerList per distinct list: its dictionaries (and the lists read
+    # with it, PowerList.memo) are built once, whoever asks for the variant.
     names = [n for n, _ in raw]
     for n in names:
         if not n or any(ch in n for ch in ":=,;") or n[0].isdigit():
@@ -131,7 +197,25 @@ def make_power_list(entries: Iterable[Any]) -> PowerList:
     return PowerList(tuple(result))
 
 
-BUILTIN_VARIANTS: dict[str, tuple[str, ...]] = {"standard": STANDARD_POWERS}
+# Void (Mario Huys, DPjudge): 36 players, each named for the space of their
+# one starting unit, with the one-letter names the DPjudge publishes for
+# SIGNON (http://www.floc.net/dpjudge/?page=about_void). Its twelve other
+# powers have a digit or a sign there ("Piedmont: 0", "Yorkshire: *"),
+# which cannot name a power in a bid or a preference list here ("*" asks
+# for a random power): they are named by name (or unique abbreviation).
+VOID_POWERS: tuple[dict[str, str] | str, ...] = (
+    *({"name": name, "letter": letter} for name, letter in (
+        ("Adriatic Sea", "A"), ("Aegean Sea", "B"), ("Albania", "C"), ("Apulia", "D"), ("Armenia", "E"),
+        ("Baltic Sea", "F"), ("Barents Sea", "G"), ("Black Sea", "H"), ("Bohemia", "I"), ("Burgundy", "J"),
+        ("Clyde", "K"), ("English Channel", "L"), ("Finland", "N"), ("Galicia", "P"), ("Gascony", "Q"),
+        ("Gulf of Bothnia", "R"), ("Gulf of Lyon", "S"), ("Helgoland Bight", "T"), ("Ionian Sea", "U"),
+        ("Livonia", "V"), ("Mid-Atlantic Ocean", "W"), ("North Sea", "X"), ("Norwegian Sea", "Y"),
+        ("Picardy", "Z"))),
+    "Piedmont", "Prussia", "Ruhr", "Silesia", "Skagerrak", "Tuscany", "Tyrolia", "Tyrrhenian Sea", "Ukraine",
+    "Wales", "Western Mediterranean", "Yorkshire",
+)
+
+BUILTIN_VARIANTS: dict[str, tuple[Any, ...]] = {"standard": STANDARD_POWERS, "void": VOID_POWERS}
 
 
 def _maps_dir():

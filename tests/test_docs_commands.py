@@ -127,8 +127,7 @@ def _jack_locked(h: Harness) -> None:
 
 def _autumn_resolved(h: Harness) -> None:
     # The story of REPLACE's examples, then the master's PROCESS.
-    h.mail(GM, "SIGNON Mautumn gmsecret\nSET DEADLINE +24h\nEJECT hank@example.org\n"
-               "REPLACE Ivy WITH olga@example.net")
+    h.mail(GM, "SIGNON Mautumn gmsecret\nEJECT hank@example.org\nREPLACE Ivy WITH olga@example.net")
     token = _token_for(h, "olga@example.net")
     h.mail(who("Olga", "example.net"), f"SIGNON ?autumn {token}\nSET PASSWORD olgapw\n"
                                         "Austria 30, England 25, France 20, Germany 15, Italy 10, Russia 5, Turkey 1")

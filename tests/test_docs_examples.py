@@ -6,7 +6,10 @@
   doc shows, and prints what the doc shows;
 - every other ```sh block either runs in a temporary directory or is
   marked `<!-- not run: why -->` on the line before it, with a reason;
-- docs/preference.md's example mail runs through a real judge and is done.
+- docs/preference.md's example mail runs through a real judge and is done;
+  every other ```mail block of docs/ (commands.md apart) runs, or says why not;
+- every example mail of a HELP page is done as the page says, and the forms
+  HELP shows of bids and lists as forums post them read as it says (issue 27).
 
 docs/commands.md's example mails are checked against the grammar by
 tests/test_grammar.py, and run through a judge, their replies checked, by
@@ -129,3 +132,108 @@ def test_the_preference_example_mail_runs(harness):
     reply = h.body(h.last_to("ann@example.test"))
     assert "Rejected" not in reply and "Not done" not in reply, reply
     assert reply.count("Done:") == len([line for line in mail.body.splitlines() if line.strip()]), reply
+
+
+# --------------------------------------------------------------------------
+# HELP's examples (issue 27): every example mail of a HELP page is sent, as a
+# player of a game in the state the page speaks of, and is done as the page
+# says; the forms HELP shows as forums post them read as it says.
+# --------------------------------------------------------------------------
+
+_EXAMPLE_MAIL = re.compile(r"^  SIGNON \?game password\n(?:  \S.*\n)*", re.M)
+
+
+def _help(h, topic: str) -> str:
+    h.mail("reader@example.test", f"HELP {topic}".strip())
+    reply = h.body(h.last_to("reader@example.test"))
+    assert "Done: " in reply, reply
+    return reply.split("Done: ", 1)[1].split("\n-- \n")[0] + "\n"
+
+
+def _auction_open(h) -> None:
+    """?game, a Blind Auction of the standard variant (T = 140, M = 70), open;
+    the sender plays in it with the password `password`."""
+    h.mail("gm@example.test", "CREATE ?game gmpw blind-auction standard\nSET DEADLINE +48h")
+    h.mail("ann@example.test", "SIGNON ?game password")
+    for k in range(6):
+        h.mail(f"p{k}@example.test", "SIGNON ?game pw")
+    h.mail("gm@example.test", "SIGNON Mgame gmpw\nSTART")
+
+
+def _forming_preference(h) -> None:
+    h.mail("gm@example.test", "CREATE ?game gmpw preference standard\nSET MANUAL START")
+    h.mail("ann@example.test", "SIGNON ?game password")
+
+
+# The state each method's HELP page speaks of in its example mail.
+HELP_STATES = {"blind-auction": _auction_open, "preference": _forming_preference}
+
+
+@pytest.mark.parametrize("topic", ["blind-auction", "preference", "random", "blind-random"])
+def test_every_example_mail_of_help_is_done_as_the_page_says(topic, tmp_path):
+    from tests.harness import Harness
+
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}", default_method="preference")
+    try:
+        page = _help(h, topic)
+        mails = [re.sub(r"^  ", "", m.group(0), flags=re.M) for m in _EXAMPLE_MAIL.finditer(page)]
+        if not mails:
+            assert topic not in HELP_STATES, f"HELP {topic} shows no example mail any more"
+            return
+        assert topic in HELP_STATES, f"HELP {topic} shows an example mail: give its state in HELP_STATES"
+        HELP_STATES[topic](h)
+        for mail in mails:
+            h.mail("ann@example.test", mail)
+            reply = h.body(h.last_to("ann@example.test"))
+            assert "Rejected" not in reply and "Not done" not in reply, f"HELP {topic}'s example:\n{mail}\n{reply}"
+            assert reply.count("Done:") >= 2, reply
+    finally:
+        h.close()
+
+
+def test_the_forum_forms_help_shows_read_as_it_says(harness):
+    from judge.methods.preference.engine import read_preference
+    from judge.syntax import nodes, parse_line
+    from judge.variants import variant_powers
+
+    index, page = _help(harness, ""), _help(harness, "blind-auction")
+    shown = re.search(r"as posted\s+on forums too: (.*?)\)", " ".join(index.split())).group(1).split(", ")
+    shown += re.search(r"as forums post them are read too \((.*?)\);", " ".join(page.split())).group(1).split(", ")
+    bids = [s for s in shown if not s.startswith("a list inside")]
+    assert len(bids) >= 6
+    for form in bids:
+        node = parse_line(form)
+        assert isinstance(node, nodes.Bids) and len(node.entries) == 1, form
+    lists = re.search(r"names: (.*?)\);", " ".join(index.split())).group(1).split(", ")
+    for form in lists:
+        assert read_preference(form, variant_powers("standard")).groups, form
+
+
+MAILS = [b for b in ALL if b.lang == "mail" and b.doc.name != "commands.md"]  # commands.md: test_docs_commands.py
+
+
+@pytest.mark.parametrize("block", MAILS, ids=str)
+def test_an_example_mail_of_the_docs_runs_or_says_why_not(block, tmp_path):
+    """A ```mail block of docs/ (besides commands.md, whose every mail runs in
+    tests/test_docs_commands.py): a master's mail that creates a game runs
+    through a real judge and every line is done; a player's mail runs where
+    a test gives its game (docs/preference.md's, above); any other is marked
+    <!-- not run: why -->."""
+    from tests.harness import Harness
+
+    marked = _NOT_RUN.search(block.marker)
+    if marked:
+        assert len(marked.group(1)) >= 10, f"{block}: `not run` needs a reason a reader understands"
+        return
+    if block.body.startswith("SIGNON ") and block.doc.name == "preference.md":
+        return  # test_the_preference_example_mail_runs
+    assert block.body.startswith("CREATE "), f"{block}: run it in a test, or mark it <!-- not run: why -->"
+    h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}")
+    try:
+        h.mail("gm@example.test", block.body)
+        reply = h.body(h.last_to("gm@example.test"))
+        assert "Rejected" not in reply and "Not done" not in reply, f"{block}:\n{reply}"
+        lines = [line for line in block.body.splitlines() if line.strip()]
+        assert reply.count("Done:") == len(lines), f"{block}:\n{reply}"
+    finally:
+        h.close()

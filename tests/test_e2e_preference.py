@@ -29,10 +29,15 @@ def test_njudge_style_preference_game(harness):
     h.run()
     for address, text in LISTS.items():
         assert "Done: preference list for ?prefs" in h.body(h.last_to(address)), address
-    # The master got every list at every change.
-    lists_mail = h.body(h.last_to(GM))
-    assert "bob@example.test>:\n    E[FGR][TAI]" in lists_mail and "dan@example.test>:\n    *" in lists_mail
-    assert "eve@example.test>:\n    sent SET PREFERENCE with no list: does not mind" in lists_mail
+    # The master was told of every list as it came, and LIST shows them all.
+    told = "\n".join(h.body(m) for m in h.sent_to(GM))
+    assert "bob <bob@example.test> sent a preference list for ?prefs:\n\n    E[FGR][TAI]" in told
+    assert "dan <dan@example.test> sent a preference list for ?prefs:\n\n    *" in told
+    assert "eve <eve@example.test> sent a preference list for ?prefs:\n\n    SET PREFERENCE with no list" in told
+    h.mail(GM, "signon Mprefs gmpw\nlist")
+    listed = h.body(h.last_to(GM))
+    assert "bob <bob@example.test>: list in: England, then [France, Germany, Russia], then [Turkey, Austria, " \
+           "Italy]" in listed
 
     h.mail("gus@example.test", "signon ?prefs pass\nset preference EFX\nset preference EFGE\nsignoff")
     reply = h.body(h.last_to("gus@example.test"))

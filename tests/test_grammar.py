@@ -113,6 +113,14 @@ testcases = [
     # UNLOCK player (the master lifts a player's password lock)
     ("UNLOCK bob@example.org", nodes.Unlock, {"column": 1, "player": "bob@example.org"}),
     ("  unlock Bob", nodes.Unlock, {"column": 3, "player": "Bob"}),
+    # A player by name as the judge shows it (names hold spaces; issue 27)
+    ("EJECT Alice Player", nodes.Eject, {"player": "Alice Player"}),
+    ("FOR  Alice   Player ", nodes.OnBehalf, {"player": "Alice Player"}),
+    ("NO PREFERENCE FOR Grace Hopper", nodes.NoPreference, {"player": "Grace Hopper"}),
+    ("SET THIRDPARTY Tess Third <tess@example.org>", nodes.SetThirdParty,
+     {"address": "Tess Third <tess@example.org>"}),
+    ("REPLACE Ivy Green WITH Olga Petrova <olga@example.net>", nodes.Replace,
+     {"player": "Ivy Green", "new_player": "Olga Petrova <olga@example.net>"}),
     # REPLACE player [WITH|BY] newaddress
     ("REPLACE ivy@example.org WITH olga@example.net", nodes.Replace,
      {"column": 1, "player": "ivy@example.org", "new_player": "olga@example.net"}),
@@ -171,6 +179,19 @@ testcases = [
     ("Austria 4.5", nodes.Bids, {"entries": bids(("Austria", "4.5", 1))}),
     ("Austria -3", nodes.Bids, {"entries": bids(("Austria", "-3", 1))}),
     ("Austria +5", nodes.Bids, {"entries": bids(("Austria", "+5", 1))}),
+    # As forums post bids (issue 27): a power and a number, whatever stands around them.
+    ("Austria: 40 points", nodes.Bids, {"forum": True, "entries": bids(("Austria", "40", 1))}),
+    ("England - 30", nodes.Bids, {"forum": True, "entries": bids(("England", "30", 1))}),
+    ("France 25pts", nodes.Bids, {"forum": True, "entries": bids(("France", "25", 1))}),
+    ("1. Germany 20", nodes.Bids, {"forum": True, "entries": bids(("Germany", "20", 4))}),
+    ("[b]Italy[/b] 12", nodes.Bids, {"forum": True, "entries": bids(("Italy", "12", 4))}),
+    ("[code]Russia 8", nodes.Bids, {"forum": True, "entries": bids(("Russia", "8", 7))}),
+    ("- Turkey 5.", nodes.Bids, {"forum": True, "entries": bids(("Turkey", "5", 3))}),
+    ("Austria 40 pts, England 30 pts", nodes.Bids,
+     {"forum": True, "entries": bids(("Austria", "40", 1), ("England", "30", 17))}),
+    ("Austria : : 40", nodes.Bids, {"forum": True, "entries": bids(("Austria", "40", 1))}),
+    ("[code]", nodes.Markup, {}),
+    ("[/quote]", nodes.Markup, {}),
 ]
 
 
@@ -232,19 +253,20 @@ error_cases = [
     ("SIGNOFF now", 9, "the end of the line"),
     ("EJECT", 6, "a player's address"),
     ("UNLOCK", 7, "a player's address"),
-    ("UNLOCK bob@example.org now", 24, "the end of the line"),
     ("REPLACE ivy@example.org", 24, "the new player's address"),
     ("REPLACE ivy with", 17, "the new player's address"),
     ("NO PREFERENCE FOR", 18, "a player's address"),
     ("No 5", 4, "PREFERENCE"),
     ("LIST spring", 6, "a game name starting with ?"),
     ("Austria", 8, "a number of points"),
-    ("Austria : : 40", 11, "a number of points"),
     ("Austria 40,", 12, "a power's name"),
     ("Austria 40 ;", 13, "a power's name"),
     ("Austria 40 Turkey 30", 12, "the end of the line"),
     ("Hello judge!", 12, "a number of points"),
-    ("40 Austria", 1, "a command (CREATE, SIGNON"),
+    # Read as bids as forums post them, but not as one bid (issue 27): refused, saying why.
+    ("Germany 20 15", 12, "one power and one number of points"),
+    ("France/Germany 20", 7, "one power and one number of points"),
+    ("40 Austria", 1, "a command (CREATE, SIGNON"),  # never the number first: "2 days left" is no bid
     ("=40", 1, "a command"),
     ("?spring", 1, "a command"),
 ]

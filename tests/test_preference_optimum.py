@@ -1,7 +1,7 @@
 """The optimum by default (issue 11): the best total, then the lowest spread,
 then the most uncontested first choices, then a uniform draw; the seed's
 literal shortcut only under SET PREFERENCE SHORTCUT; the results say who
-contested which powers and how the tie was drawn; lists written as names;
+tied for which powers and how the tie was drawn; lists written as names;
 the offline example of docs/preference.md runs as shown."""
 
 from __future__ import annotations
@@ -132,7 +132,7 @@ def test_the_offline_example_of_the_docs_runs_as_shown(tmp_path):
     assert "Total value 37" in shown and "../" not in doc
 
 
-def test_results_say_who_contested_which_powers_and_how_the_tie_was_drawn(harness):
+def test_results_say_who_tied_for_which_powers_and_how_the_tie_was_drawn(harness):
     h = harness
     gm = "gm@example.test"
     h.mail(gm, "CREATE ?seven gmpw preference standard\nSET MANUAL START")
@@ -144,7 +144,7 @@ def test_results_say_who_contested_which_powers_and_how_the_tie_was_drawn(harnes
     post = master[master.index("[b]Power assignment"):]
     for body in (master, player, post):
         assert "Total value 37" in body
-        assert re.search(r"p1\S*, p6\S* contested France, Russia: 2 ways, number [01] drawn", body), body
+        assert re.search(r"p1\S*, p6\S* tied for France, Russia: 2 equally good ways, way [12] drawn", body), body
         assert "uncontested first choice" in body.casefold()
     assert "would give total 33" in player
 

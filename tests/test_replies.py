@@ -88,21 +88,37 @@ def test_the_auction_open_mail_says_a_refused_list_leaves_the_earlier_one(harnes
 
 
 def test_the_masters_digest_of_preference_lists(harness):
-    """Subject and body give the same counts; a refused list is told apart
-    from SET PREFERENCE alone and from nothing sent; each row speaks of its
-    player, not to them."""
+    """Each list is told to the master as it comes, with the counts (the
+    subject and body alike), at a cost that does not grow with the game;
+    SET NOTICES DAILY gathers the joinings and lists into one mail a day,
+    in which a refused list is told apart from SET PREFERENCE alone and
+    from nothing sent, and each row speaks of its player, not to them."""
     h = harness
     h.mail(GM, "CREATE ?p gmpw preference standard\nSET MANUAL START")
-    for n in ("ann", "bob", "cat", "dan", "eve"):
+    h.mail("ann@example.test", "SIGNON ?p pw-ann")
+    h.mail("ann@example.test", "SIGNON ?p pw-ann\nSET PREFERENCE E[FGR][TAI]")
+    one = h.last_to(GM)
+    assert one["Subject"] == "?p: ann's preference list (1 of 7 players has sent a list)"
+    body = h.body(one)
+    assert "E[FGR][TAI]  = England, then [France, Germany, Russia]" in body
+    assert "1 of 7 players has sent a list; 1 of 7 has joined." in body
+
+    h.clock.advance(minutes=1)
+    h.mail(GM, "SIGNON Mp gmpw\nSET NOTICES DAILY")
+    before = len(h.sent_to(GM))
+    for n in ("bob", "cat", "dan", "eve"):
         h.mail(f"{n}@example.test", f"SIGNON ?p pw-{n}")
     h.mail("bob@example.test", "SIGNON ?p pw-bob\nSET PREFERENCE EFX")
     h.mail("cat@example.test", "SIGNON ?p pw-cat\nSET PREFERENCE")
     h.mail("dan@example.test", "SIGNON ?p pw-dan\nSET PREFERENCE FRG")
     h.mail("dan@example.test", "SIGNON ?p pw-dan\nSET PREFERENCE FQ")
-    h.mail("ann@example.test", "SIGNON ?p pw-ann\nSET PREFERENCE E[FGR][TAI]")
+    assert len(h.sent_to(GM)) == before  # all of it waits for the digest
+    h.clock.advance(hours=25)
+    h.run()
     digest = h.last_to(GM)
     body = h.body(digest)
-    assert digest["Subject"] == "?p: preference lists (3 of 7 players have sent a list)"
+    assert digest["Subject"] == "?p: the day's digest (5 of 7 players in)"
+    assert "4 players joined:\n  bob <bob@example.test>" in body
     assert "as they stand now: 3 of 7 players have sent a list;\n5 of 7 have joined." in body
 
     def row(name: str) -> str:
@@ -113,8 +129,12 @@ def test_the_masters_digest_of_preference_lists(harness):
     assert "sent SET PREFERENCE with no list: does not mind" in row("cat")
     assert row("dan").strip().startswith("FRG") and "a later list was refused; the list above stands" in row("dan")
     assert "has sent nothing yet" in row("eve")
-    rows = body.split("\n\n")[1]
+    rows = body.split("have joined.\n\n")[1].split("\n\nYou get this")[0]
     assert not re.search(r"\byou\b", rows, re.I), rows
+    # One digest: nothing more came, nothing more is sent.
+    h.clock.advance(hours=25)
+    h.run()
+    assert h.last_to(GM)["Message-ID"] == digest["Message-ID"]
 
 
 def test_a_refused_older_mail_shows_both_times_to_the_second(harness):

@@ -56,7 +56,7 @@ def test_dropped_connections_lose_nothing_and_quarantine_nothing(tmp_path, postg
         h.clock.advance(hours=24.1)
         h.run()  # the auction opens
 
-        killer = Terminator(postgres_url)
+        killer = Terminator(postgres_url, every=0.1)  # often enough however fast the mails run
         killer.start()
         sent = 0
         try:

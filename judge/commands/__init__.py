@@ -11,6 +11,7 @@ from judge.commands import (  # noqa: F401  (registration by import)
     eml_for,
     eml_help,
     eml_list,
+    eml_notices,
     eml_reminders,
     eml_set,
     eml_signoff,

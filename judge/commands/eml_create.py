@@ -47,8 +47,17 @@ def create(ctx: Context, node: nodes.Create) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id, old=None,
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
-    start = (" It starts by itself when the last player has signed on (SET MANUAL START to start it yourself "
-             "with START)" if method.STARTS_WHEN_FULL else "")
+    if method.STARTS_WHEN_FULL:
+        start = (" It starts by itself when the last player has signed on (SET MANUAL START to start it "
+                 "yourself with START)")
+    elif method.STARTS_AT_DEADLINE:
+        start = (" It does not start by itself when the last player is in: you send START (or it starts at its "
+                 "deadline, if you set one with SET DEADLINE)")
+    elif method.SUBMITS == "bids":
+        start = (" It does not start by itself: once all players are in, your START opens the auction, until "
+                 "its deadline (SET DEADLINE)")
+    else:
+        start = " It does not start by itself: you send START once all players are in"
     return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
             f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword. "
             f"The seed of its draws is committed: SHA-256 {game.commitment}.{start}")

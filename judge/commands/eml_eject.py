@@ -43,11 +43,38 @@ def _power_name(game: Game, who: str) -> str | None:
 
 
 def named_player(ctx: Context, game: Game, who: str) -> Player:
-    player = find_player(game, who)
-    if player is None or player.status != "active":
-        names = ", ".join(f"{p.name} <{p.address}>" for p in game.players if p.status == "active")
-        raise CommandRejected(f"no player {who!r} in ?{game.name}; the players are: {names or 'none'}")
-    return player
+    """The active player `who` names: an address, or a name as the judge
+    shows it (names come from From: and hold spaces: FOR Alice Player).
+    Refused, saying which, where it names two, or none."""
+    found = _named(game, who)
+    if len(found) == 1:
+        return found[0]
+    if found:
+        raise CommandRejected(f"{who!r} names two players of ?{game.name}: "
+                              + " and ".join(f"{p.name} <{p.address}> (by {how})" for p, how in (
+                                  (p, "address" if p.address.casefold() == _key(who) else "name") for p in found))
+                              + "; name the one you mean by address")
+    active = [p for p in game.players if p.status == "active"]
+    near = [p for p in active if _key(who) in p.name.casefold() or _key(who) in p.address.casefold()]
+    if near:
+        raise CommandRejected(f"no player {who!r} in ?{game.name}; did you mean "
+                              + " or ".join(f"{p.name} <{p.address}>" for p in near)
+                              + "? Name a player by address, or by their whole name as LIST shows it")
+    names = ", ".join(f"{p.name} <{p.address}>" for p in active)
+    raise CommandRejected(f"no player {who!r} in ?{game.name}; the players are: {names or 'none'}")
+
+
+def _key(who: str) -> str:
+    return " ".join(who.strip().strip("<>").split()).casefold()
+
+
+def _named(game: Game, who: str) -> list[Player]:
+    """The active players `who` names by address, then those by name."""
+    key = _key(who)
+    active = [p for p in game.players if p.status == "active"]
+    by_address = [p for p in active if p.address.casefold() == key]
+    by_name = [p for p in active if " ".join(p.name.split()).casefold() == key and p not in by_address]
+    return by_address + by_name
 
 
 @handles(nodes.Eject)
@@ -75,7 +102,9 @@ def eject(ctx: Context, node: nodes.Eject) -> str:
 @handles(nodes.Replace)
 def replace(ctx: Context, node: nodes.Replace) -> str:
     game = ctx.require_master()
-    given, address = parseaddr(node.new_player)
+    # The new address is the last word (bare, or <in brackets> after a name).
+    last = node.new_player if node.split or not node.text else node.text.split()[-1]
+    given, address = parseaddr(last)
     asker = takeover.pending(game, address) if "@" in address else None
     if asker is not None:
         # An approved SIGNON Xgame request (eml_takeover.py): the player may
@@ -85,9 +114,11 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
     game = ctx.require_master_in(OPEN_STATES, "players can only change before the powers are assigned "
                                               "(a new player asks for a power with SIGNON Xgame password; "
                                               "then REPLACE approves it)")
-    old = named_player(ctx, game, node.player)
+    old, new_player = _replaced(ctx, game, node)
+    given, address = parseaddr(new_player)
     if "@" not in address:
-        raise CommandRejected(f"{node.new_player!r} is not a mail address; write REPLACE {node.player} new@example.com")
+        raise CommandRejected(f"{new_player!r} is not a mail address; write REPLACE {old.name} WITH "
+                              "new@example.com")
     address = address.lower()
     if find_player(game, address) is not None:
         raise CommandRejected(f"{address} has been in ?{game.name} already")
@@ -112,6 +143,26 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
     asked = method_of(game).REPLACEMENT_ASKED
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
             f"sign on with{asked}" + driver.roster_changed(ctx, game, old=old, new=new))
+
+
+def _replaced(ctx: Context, game: Game, node: nodes.Replace) -> tuple[Player, str]:
+    """(the player REPLACE names, the new player as written). Without WITH,
+    the old player's name may hold spaces: the old player is the start of
+    the line that names one (REPLACE Ivy Green olga@example.net), the new
+    one the rest; where two starts name a player, WITH must say."""
+    if node.split or not node.text:
+        return named_player(ctx, game, node.player), node.new_player
+    words = node.text.split()
+    readings = [(found[0], " ".join(words[k:])) for k in range(1, len(words))
+                for found in [_named(game, " ".join(words[:k]))] if len(found) == 1]
+    if len(readings) == 1:
+        return readings[0]
+    if len(readings) > 1:
+        raise CommandRejected(f"REPLACE {node.text} can be read {len(readings)} ways ("
+                              + "; ".join(f"{p.name} <{p.address}> by {rest}" for p, rest in readings)
+                              + f"): write REPLACE old WITH new, like REPLACE {readings[0][0].address} WITH "
+                              f"{readings[0][1]}")
+    return named_player(ctx, game, node.player), node.new_player
 
 
 @handles(nodes.NoPreference)

@@ -44,5 +44,5 @@ def page(topic: str | None) -> str:
 @handles(nodes.Help)
 def help_(ctx: Context, node: nodes.Help) -> str:
     return render(page(node.topic), judge_address=ctx.config.address, judge_name=ctx.config.name,
-                  default_method=ctx.config.default_method, topics=topics(),
+                  default_method=ctx.config.default_method, topics=topics(), methods=list(METHODS),
                   docs_url=ctx.config.docs_url).rstrip()

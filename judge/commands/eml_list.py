@@ -6,15 +6,17 @@ from sqlalchemy import func, select
 
 from judge import driver
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import describe_params, find_game, is_auction, param_warnings, power_list, seats, standings
-from judge.methods import method_of
+from judge.games import (JUDGE_PARAMS, describe_params, find_game, is_auction, param_warnings, power_list, seats,
+                         standings)
+from judge.methods import get_method, method_of
 from judge.reminders import describe, game_hours
 from judge.store.models import Game, Player
 from judge.syntax import nodes
 from judge.templating import render
 
 
-_GAMES = select(Game.id, Game.name, Game.method, Game.state, Game.powers, Game.deadline).order_by(Game.name)
+_GAMES = select(Game.id, Game.name, Game.method, Game.state, Game.powers, Game.params, Game.deadline
+                ).order_by(Game.name)
 
 
 @handles(nodes.ListGame)
@@ -26,7 +28,7 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         # One count for all games, not one load of every game's players.
         active = dict(ctx.session.execute(select(Player.game_id, func.count(Player.id))
                                           .where(Player.status == "active").group_by(Player.game_id)).all())
-        return render("list_games.txt.j2", games=[(g, active.get(g.id, 0)) for g in games]).rstrip()
+        return render("list_games.txt.j2", games=[(g, active.get(g.id, 0), _seats(g)) for g in games]).rstrip()
     game = find_game(ctx.session, name)
     if game is None:
         raise CommandRejected(f"there is no game ?{name}")
@@ -35,14 +37,45 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         problem = None
     except ValueError as err:  # each method's ParamError
         problem = str(err)
-    master = ctx.role == "master" and ctx.game is game
+    # The master, also after FOR (the lines then count as a player's, but
+    # LIST is the master's own look at the game).
+    master = (ctx.role == "master" or ctx.acting_master) and ctx.game is game
     # A method's list_view: a blinding protocol's step ("step"), or the
     # method's own board ("board": LUI, PT3, Payola); the template shows each its own way.
     view = driver.list_view(ctx, game, master)
     board = view.get("board") if view else None
     blind = None if board else view
     reminders = describe(game_hours(game.params, ctx.config.reminder_hours))
+    rows = standings(ctx.session, game)
+    late = set()
+    if is_auction(game) and game.state == "waiting":
+        from judge.methods.blind_auction import window
+
+        late = {s.player.id for s in rows if window.late(ctx.session, game, s.player)}
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
                   auction=is_auction(game), seats=seats(game), powers=power_list(game),
-                  standings=standings(ctx.session, game), master=master, blind=blind, board=board,
-                  reminders=reminders).rstrip()
+                  standings=rows, master=master, blind=blind, board=board,
+                  reminders=reminders, late=late, lists=_lists(game, rows) if master else {}).rstrip()
+
+
+def _seats(row) -> int:
+    """How many players a game of the games list takes (a duplex game fewer than its powers)."""
+    try:
+        return get_method(row.method).seats(len(row.powers), {k: v for k, v in (row.params or {}).items()
+                                                              if k not in JUDGE_PARAMS})
+    except Exception:  # noqa: BLE001 - a method this judge lacks: one seat a power
+        return len(row.powers)
+
+
+def _lists(game: Game, rows) -> dict[int, str]:
+    """The preference list of each player, as the master reads it in LIST
+    (kept read at SET PREFERENCE: Submission.bids)."""
+    if method_of(game).SUBMITS != "list":
+        return {}
+    from judge.methods.preference.eml_preference import describe, stored_list
+
+    out = {}
+    for s in rows:
+        if s.counting is not None:
+            out[s.player.id] = describe(stored_list(s.counting))
+    return out

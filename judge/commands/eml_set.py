@@ -45,14 +45,24 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
     before, game.deadline = game.deadline, when
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  deadline=when.isoformat())
+    reopens = game.state == "waiting" and is_auction(game)
+    if reopens and game.bids_closed_at is None:
+        # The auction's first deadline closed the bids in: they stand, and
+        # the new deadline is for those whose bids were not in (window.py).
+        game.bids_closed_at = before
     told = ""
     if before != when:
         # Every player hears of it, in a mail of their own (in a blind game
         # the players' addresses are not shared).
+        from judge.methods.blind_auction import window
+
         players = active_players(game)
+        closed = window.closed_at(game) if is_auction(game) else None
         for p in players:
             notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [p.address], game=game,
-                   player=p, before=before, when=when, observer=False)
+                   player=p, before=before, when=when, observer=False,
+                   bids_stand=closed is not None and window.sent_before(ctx.session, game, p, closed)
+                   and not (p.joined_at and p.joined_at >= closed))
         for o in observers(game):
             # Observers get every public mail of the game (nJudge's SIGNON Ogame).
             notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [o.address], game=game,
@@ -60,11 +70,11 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
         told = f"; {plural(len(players), 'player')} {were(len(players))} told" if players else ""
     extra = ""
     if game.state == "waiting":
-        # A new deadline reopens bidding for the players still missing.
+        # A new deadline reopens bidding for the players whose bids were not in.
         set_state(ctx.session, game, "bidding", ctx.now)
         game.missing_notified_at = None
-        extra = ("; bidding is open again until then" if is_auction(game)
-                 else "; the game runs on until then")
+        extra = ("; bidding is open again until then for the players whose bids were not in (the bids in "
+                 "stand)" if is_auction(game) else "; the game runs on until then")
     return f"deadline of ?{game.name} set to {format_time(when)}{extra}{told}"
 
 

@@ -109,9 +109,17 @@ def process(ctx: Context, node: nodes.Process) -> str:
         raise CommandRejected(refusal)
     missing = missing_players(ctx.session, game)
     if missing:
+        from judge.methods.blind_auction import window
+
+        late = [p for p in missing if window.late(ctx.session, game, p)]
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)
+        wait = ""
+        if late:
+            named = ", ".join(p.name for p in late)
+            wait = (f" ({named}, named after the deadline, may still bid until your PROCESS: wait for their bids, "
+                    f"or decide for them)")
         raise CommandRejected(
-            f"no bids yet from {who}. Decide for each first: EJECT player, REPLACE player newaddress, "
+            f"no bids yet from {who}{wait}. Decide for each first: EJECT player, REPLACE player newaddress, "
             f"or NO PREFERENCE FOR player")
     drawn = _drawn(ctx.session, ctx.config, ctx.now, game, "PROCESS")
     resolution = resolve_game(ctx.session, ctx.config, game, ctx.now, drawn=drawn)

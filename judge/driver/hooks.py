@@ -140,7 +140,10 @@ def tick(session: Session, config: Config, now: datetime, game: Game, at: dateti
     """games.next_tick fired (at `at`, its own time; `now` is when it runs)."""
     hook = _hook(game, "tick")
     if hook is None:
-        return None
+        # A method without a state of its own may still keep a timer (the
+        # master's daily digest, judge.notices): its Method.tick, as the
+        # other hooks fall back to the Method's.
+        return method_of(game).tick(session, config, now, game, at)
     outcome = hook(game_view(game), now, at)
     store_outcome(session, config, now, game, outcome)
     return outcome.log

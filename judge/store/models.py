@@ -138,6 +138,11 @@ class Game(Base):
     started_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     resolved_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     missing_notified_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
+    # A Blind Auction whose deadline passed and whose master set a new one:
+    # when the first deadline closed the bids in. The bids in by then stand;
+    # the new deadline is for the players whose bids were not in
+    # (judge/methods/blind_auction/window.py, migration 0015).
+    bids_closed_at: Mapped[datetime | None] = mapped_column(UTCDateTime)
     # Commit and reveal (judge.commitment): the secret stays here until the
     # results reveal it; the commitment is mailed to every player.
     secret_seed: Mapped[str | None] = mapped_column(String(128))

@@ -120,6 +120,11 @@ class SetStart(Node):
 
 
 @dataclass(frozen=True)
+class SetNotices(Node):
+    mode: str  # "each" (a mail per player joining and per list) or "daily" (one digest a day)
+
+
+@dataclass(frozen=True)
 class Start(Node):
     pass
 
@@ -143,6 +148,11 @@ class Unlock(Node):
 class Replace(Node):
     player: str
     new_player: str  # an address, possibly with a name: "Olga <olga@example.net>"
+    # The whole line after REPLACE, and whether WITH (or BY) said where the
+    # old player ends: without it, the handler finds the old player's name
+    # (which may hold spaces) among the game's players.
+    text: str = field(default="", compare=False)
+    split: bool = field(default=False, compare=False)
 
 
 @dataclass(frozen=True)
@@ -195,3 +205,12 @@ class Rerun(Node):
 @dataclass(frozen=True)
 class Bids(Node):
     entries: tuple[BidEntry, ...]
+    # Read as forums post bids (`Austria: 40 points`, `1. Germany 20`,
+    # `[b]Italy[/b] 12`; judge/syntax/forum.py): the reply says how it was read.
+    forum: bool = False
+
+
+@dataclass(frozen=True)
+class Markup(Node):
+    """A line of forum markup and nothing else (`[code]`, `[/quote]`): the
+    frame of a pasted post, no command."""

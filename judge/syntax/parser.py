@@ -12,7 +12,7 @@ from lark import Lark, LarkError, Token, Transformer, UnexpectedCharacters, Unex
 
 from judge import grammar_cache
 from judge.resources import data_dir
-from judge.syntax import nodes
+from judge.syntax import forum, nodes
 from judge.syntax.errors import CommandSyntaxError, fault
 
 # What a person should read for each terminal lark may expect next.
@@ -23,11 +23,12 @@ _EXPECTED = {
     "PLAYER": "a player's address",
     "NAME": "a name",
     "REST": "a date and time (like 2026-12-01 18:00 UTC) or a delay (like +48h)",
-    "NEW_PLAYER": "the new player's address",
+    "WHO": "a player's address, or name as the judge shows it",
     "PREF_LIST": "a preference list (like E[FGR][TAI])",
     "COUNT": "a number of players",
     "ENTROPY_TEXT": "any text",
     "NUMBER": "a number of digits",
+    "NOTICE_MODE": "EACH (a mail for each player and list) or DAILY (one digest a day)",
     "TOKEN": "the token the judge mailed you (a word of letters)",
     "HASH": "a SHA-256 hash (64 hexadecimal digits)",
     "AMOUNT": "a number of points",
@@ -145,31 +146,36 @@ class _ToNodes(Transformer):
         return nodes.Process(**_HERE)
 
     def eject(self, c):
-        return nodes.Eject(**_HERE, player=str(c[0]))
+        return nodes.Eject(**_HERE, player=_who(c[0]))
 
     def unlock(self, c):
-        return nodes.Unlock(**_HERE, player=str(c[0]))
+        return nodes.Unlock(**_HERE, player=_who(c[0]))
 
     def replace(self, c):
-        player, rest = c
-        words = str(rest).split(None, 1)
-        if words[0].casefold() in ("with", "by"):
-            words = words[1:]
-        if not words:
-            raise _Semantic(rest.column + len(str(rest)), "the new player's address",
-                            f"Write REPLACE {player} new.player@example.com")
-        return nodes.Replace(**_HERE, player=str(player), new_player=words[0] if len(words) == 1
-                             else " ".join(words))
+        (tok,) = c
+        text = _who(tok)
+        # "REPLACE old WITH new" (or BY): the master said where the old name ends.
+        m = re.search(r"\s(?:with|by)\s+(?=\S)", text, re.IGNORECASE)
+        if m is not None:
+            return nodes.Replace(**_HERE, player=text[:m.start()].strip(), new_player=text[m.end():].strip(),
+                                 text=text, split=True)
+        words = text.split()
+        if len(words) < 2 or words[-1].casefold() in ("with", "by"):
+            raise _Semantic(tok.column + len(text), "the new player's address",
+                            f"Write REPLACE {text} new.player@example.com")
+        # A first reading: the first word is the old player; the handler
+        # reads it again with the players' names (judge/commands/eml_eject.py).
+        return nodes.Replace(**_HERE, player=words[0], new_player=" ".join(words[1:]), text=text)
 
     def no_preference(self, c):
-        return nodes.NoPreference(**_HERE, player=_opt(c[-1] if c else None))
+        return nodes.NoPreference(**_HERE, player=_who(c[-1]) if c and c[-1] is not None else None)
 
     def list_game(self, c):
         game = _opt(c[0] if c else None)
         return nodes.ListGame(**_HERE, game=game[1:] if game else None)
 
     def set_third_party(self, c):
-        return nodes.SetThirdParty(**_HERE, address=str(c[0]))
+        return nodes.SetThirdParty(**_HERE, address=_who(c[0]))
 
     def _blinding(kind, secret=True):
         def make(self, c):
@@ -198,7 +204,7 @@ class _ToNodes(Transformer):
         return nodes.Rerun(**_HERE)
 
     def on_behalf(self, c):
-        return nodes.OnBehalf(**_HERE, player=str(c[0]))
+        return nodes.OnBehalf(**_HERE, player=_who(c[0]))
 
     def entropy(self, c):
         return nodes.Entropy(**_HERE, text=str(c[0]).rstrip() if c[0] is not None else "")
@@ -209,6 +215,10 @@ class _ToNodes(Transformer):
     def set_reminders(self, c):
         return nodes.SetReminders(**_HERE, text=str(c[0]).strip())
 
+    def set_notices(self, c):
+        word = str(c[0]).casefold()
+        return nodes.SetNotices(**_HERE, mode="each" if word == "each" else "daily")
+
     def set_start(self, c):
         word = "".join(str(c[0]).split()).upper()
         return nodes.SetStart(**_HERE, manual=word == "MANUALSTART")
@@ -218,7 +228,8 @@ class _ToNodes(Transformer):
 
     def bid(self, c):
         (name, column), amount = c[0], c[-1]
-        return nodes.BidEntry(power=name, amount=str(amount), line=0, column=column)
+        # "Turkey 5." ends a sentence: the full stop is no decimal point.
+        return nodes.BidEntry(power=name, amount=str(amount).removesuffix("."), line=0, column=column)
 
     def bids(self, c):
         return nodes.Bids(**_HERE, entries=tuple(c))
@@ -234,6 +245,11 @@ _HERE = {"line": 0, "column": 0}  # placeholders, filled in by parse_line
 
 def _opt(tok: Token | None) -> str | None:
     return None if tok is None else str(tok)
+
+
+def _who(tok: Token) -> str:
+    """A player as written: an address, or a name of several words."""
+    return " ".join(str(tok).split())
 
 
 def _secret(tok: Token) -> dict:
@@ -328,6 +344,7 @@ _COMMAND_WORDS = frozenset({"create", "signon", "sign", "signoff", "set", "start
                             "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
                             "claim", "waiting", "trace", "traced", "rerun", "closeround"})
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
+_FIRST_ALPHA = re.compile(r"[^A-Za-z]{0,20}([A-Za-z]+)")
 
 
 def looks_like_command(line: str) -> bool:
@@ -391,7 +408,10 @@ def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH
         node = _parser().parse(line)
     except UnexpectedInput as err:
         shown = _shown(line)
-        raise _syntax_error(err, shown, line, line_no) from err
+        node = _as_posted(line, line_no, shown)
+        if node is None:
+            raise _syntax_error(err, shown, line, line_no) from err
+        return node
     except _Semantic as err:  # raised by a transformer callback during the parse
         raise CommandSyntaxError(line_no, err.column, _shown(line), err.expected, err.hint) from err
     except LarkError as err:
@@ -414,6 +434,28 @@ def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH
         entries = tuple(replace(e, line=line_no) for e in node.entries)
         return replace(node, line=line_no, column=column, entries=entries)
     return replace(node, line=line_no, column=column)
+
+
+def _as_posted(line: str, line_no: int, shown: str) -> nodes.Node | None:
+    """A line the grammar refused, read as forums post bids (judge/syntax/
+    forum.py): a Markup line, Bids read from around the markup, list numbers,
+    units and signs, or None (the grammar's refusal stands). A line that
+    reads as a bid in two ways is refused, saying which (CommandSyntaxError)."""
+    if forum.only_markup(line):
+        return nodes.Markup(line=line_no, column=1)
+    first = _FIRST_ALPHA.match(forum.blank_markup(line))
+    if first is not None and first.group(1).casefold() in _COMMAND_WORDS:
+        return None  # a command that went wrong is said to be one ("SET T 140 points")
+    try:
+        bids = forum.read_bid_line(line)
+    except forum.Ambiguous as err:
+        raise CommandSyntaxError(line_no, err.column, shown, "one power and one number of points", f"{err}.") \
+            from None
+    if bids is None:
+        return None
+    column = len(line) - len(line.lstrip()) + 1
+    return nodes.Bids(line=line_no, column=column, forum=True, entries=tuple(
+        nodes.BidEntry(power=power, amount=amount, line=line_no, column=at) for power, at, amount in bids))
 
 
 def _invisible(ch: str) -> str:

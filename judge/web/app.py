@@ -78,6 +78,7 @@ def templates_environment(config: Config) -> Environment:
     env = build_environment(html=True)
     env.globals["judge_name"] = config.name
     env.globals["docs_url"] = config.docs_url
+    env.globals["judge_address"] = config.address  # a forming game's "how to join" box
     return env
 
 

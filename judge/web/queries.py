@@ -18,6 +18,7 @@ from sqlalchemy.orm import Session, selectinload
 
 from judge import games
 from judge.games import active_players, find_game
+from judge.templating import natural_key
 from judge.methods import UnknownMethod, method_of
 from judge.names import clean_name
 from judge.store.models import Game, Player, Resolution, Submission
@@ -124,6 +125,8 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
                 # A power is public once the results are out, except in a blind game.
                 "power": p.power if (game.state == "resolved" and not blind) else None}
                for p in active_players(game)]
+    # In the order the results mails list them: by name, numbers as numbers.
+    players.sort(key=lambda row: natural_key(row["name"]))
     page: dict[str, Any] = {
         "name": game.name, "method": game.method, "variant": game.variant, "state": game.state,
         "deadline": game.deadline, "created_at": game.created_at, "resolved_at": game.resolved_at,

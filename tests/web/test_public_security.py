@@ -124,8 +124,9 @@ def test_hostile_names_stay_text_when_the_live_part_is_swapped_in(harness, live_
     assert page.inner_text("#players").count("not yet") == len(HOSTILE)
     harness.mail(addresses[0], "SIGNON ?running pw\nNo Preference")
     assert "No Preference accepted" in harness.body(harness.last_to(addresses[0]))
-    page.wait_for_function("() => document.querySelector('#players td.submitted').innerText === 'yes'",
-                           timeout=15000)  # swapped in by the page's script
+    page.wait_for_function("() => [...document.querySelectorAll('#players td.submitted')]"
+                           ".some(td => td.innerText === 'yes')",
+                           timeout=15000)  # swapped in by the page's script (rows in the order of the names)
     assert page.evaluate("window.pwned") is None and page.query_selector("#bold") is None
     shown = page.inner_text("#players")
     for name in HOSTILE:

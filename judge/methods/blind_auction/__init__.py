@@ -5,9 +5,12 @@ grammar and checked by judge.submission."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from typing import Any, Mapping
 
 from judge.methods.interface import Method
+
+_JUST_BEFORE = timedelta(seconds=1)  # a reminder is for bids taken until the deadline
 
 
 class BlindAuction(Method):
@@ -40,16 +43,48 @@ class BlindAuction(Method):
 
     def standing_line(self, session: Any, game: Any, player: Any) -> str:
         """What SIGNON shows of the player's bids (once the auction runs)."""
-        from judge.games import counting_submission
+        from judge.games import counting_submission, standings
+        from judge.methods.blind_auction import window
 
         if game.state == "forming":
             return ""
         sub = counting_submission(session, game, player)
         if sub is None:
-            return ". Your bids: none yet"
-        if sub.bids is None:
-            return ". Your bids: No Preference"
-        return ". Your bids: " + ", ".join(f"{k} {v}" for k, v in sub.bids.items())
+            latest = next((s.latest for s in standings(session, game) if s.player.id == player.id), None)
+            shown = (". Your bids: only a refused list (it stands as No Preference)" if latest is not None
+                     else ". Your bids: none yet")
+        elif sub.bids is None:
+            shown = ". Your bids: No Preference"
+        else:
+            shown = ". Your bids: " + ", ".join(f"{k} {v}" for k, v in sub.bids.items())
+        if game.state == "waiting" and window.late(session, game, player):
+            shown += (f". The deadline has passed, but as a replacement you may bid {window.UNTIL_PROCESS}")
+        return shown
+
+    def not_in_yet(self, session: Any, game: Any) -> list[tuple[Any, dict]] | None:
+        """Those without a valid list who may still send one (once a new
+        deadline reopened the auction, not those whose bids were in)."""
+        from judge.games import standings
+        from judge.methods.blind_auction import window
+
+        return [(s.player, {"invalid": s.latest is not None}) for s in standings(session, game)
+                if s.counting is None and not s.player.gm_no_preference
+                and window.refusal(session, game, s.player, game.deadline - _JUST_BEFORE
+                                   if game.deadline else game.started_at) is None]
+
+    def roster_changed(self, ctx: Any, game: Any, old: Any = None, new: Any = None) -> str:
+        """A replacement named once the deadline has passed may bid until
+        the master's PROCESS: the master's reply says so."""
+        if new is None or game.state != "waiting":
+            return ""
+        return (f". The deadline has passed: {new.name} may bid until you send PROCESS (a PROCESS before "
+                f"their bids asks you to decide for them), or until a new deadline you set with SET DEADLINE")
+
+    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
+        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
+        from judge.notices import send_digest
+
+        return send_digest(session, config, now, game)
 
 
 METHOD = BlindAuction()

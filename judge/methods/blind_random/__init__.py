@@ -109,5 +109,11 @@ class BlindRandom(Method):
                     f"can REPLACE a player")
         return None
 
+    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
+        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
+        from judge.notices import send_digest
+
+        return send_digest(session, config, now, game)
+
 
 METHOD = BlindRandom()

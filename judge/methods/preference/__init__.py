@@ -55,13 +55,26 @@ class Preference(Method):
     def standing_line(self, session: Any, game: Any, player: Any) -> str:
         """Signing on again shows the player's list as it stands (nJudge)."""
         from judge.methods.preference.eml_preference import describe
-        from judge.games import counting_submission, game_params, power_list
-        from judge.methods.preference.replay import read_list
+        from judge.games import counting_submission
 
         sub = counting_submission(session, game, player)
         if sub is None:
+            from judge.games import standings
+
+            refused = any(s.latest is not None for s in standings(session, game) if s.player.id == player.id)
+            if refused:
+                return (". Your preference list: only a refused list (so for now you do not mind which power "
+                        "you get)")
             return ". Your preference list: none yet (you do not mind which power you get)"
-        return f". Your preference list: {describe(read_list(sub.text, power_list(game), game_params(game)))}"
+        from judge.methods.preference.eml_preference import stored_list
+
+        return f". Your preference list: {describe(stored_list(sub))}"
+
+    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
+        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
+        from judge.notices import send_digest
+
+        return send_digest(session, config, now, game)
 
 
 METHOD = Preference()

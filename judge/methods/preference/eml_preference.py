@@ -4,13 +4,15 @@ SET PLAYERS n."""
 
 from __future__ import annotations
 
-from judge import audit
+from sqlalchemy import bindparam, func, select
+
+from judge import audit, notices
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import (active_players, counting_submission, find_player, game_params, notify, power_list,
                          replay_refusal, seats, standings)
 from judge.methods.preference import engine as pref
 from judge.methods.preference.replay import read_list
-from judge.store.models import Game, Submission
+from judge.store.models import Game, Player, Submission
 from judge.syntax import nodes
 
 _OPTIONS = {"OPTIMAL": False, "SHORTCUT": True}
@@ -69,7 +71,7 @@ def set_preference(ctx: Context, node: nodes.SetPreference) -> str:
                                bids=lst.as_json(),
                                violations=[]))
     ctx.session.flush()
-    _mail_lists_to_master(ctx, game)
+    _tell_master(ctx, game, player, lst)
     done = f"preference list for ?{game.name}: {describe(lst)}"
     if game_params(game).mode == "random":
         # nJudge keeps lists under PRFRAND too; say plainly that it will not count.
@@ -87,15 +89,46 @@ def describe(lst: pref.Preference) -> str:
     return ", then ".join(parts) + ("; any other power after these" if parts else "")
 
 
-def _mail_lists_to_master(ctx: Context, game: Game) -> None:
-    """nJudge mails the master every list at every change. Each player's
-    row says which of four things stands: a list; SET PREFERENCE with no
-    list (does not mind); only refused lists (tried, and stands as not
-    minding until a valid one comes); nothing sent."""
-    powers = power_list(game)
+def stored_list(sub: Submission) -> pref.Preference:
+    """A valid list as it was read when it came (Submission.bids): lists
+    are read once and kept read (issue 29)."""
+    data = sub.bids or {}
+    return pref.Preference(tuple(tuple(g) for g in data.get("groups", ())), bool(data.get("random")))
+
+
+_LISTS_IN = (select(func.count(func.distinct(Submission.player_id)))
+             .join(Player, Player.id == Submission.player_id)
+             .where(Submission.game_id == bindparam("game"), Submission.valid.is_(True), Player.status == "active"))
+
+
+_JOINED = select(func.count(Player.id)).where(Player.game_id == bindparam("game"), Player.status == "active")
+
+
+def _tell_master(ctx: Context, game: Game, player, lst: pref.Preference) -> None:
+    """nJudge tells the master of every list as it changes: this list, and
+    how many are in (what every list says: LIST, or the daily digest of SET
+    NOTICES DAILY). Its cost does not grow with the number of players."""
+    from judge.commands.eml_autostart import starts_by_itself
+
+    joined = ctx.session.scalar(_JOINED, {"game": game.id})
+    if joined == seats(game) and starts_by_itself(game):
+        return  # the last player's list: the game starts once the mail has run, and its notice says all
+    if notices.held(ctx.session, ctx.now, game):
+        return
+    sent = ctx.session.scalar(_LISTS_IN, {"game": game.id})
+    notify(ctx.session, ctx.config, ctx.now, "gm/preference_list.txt.j2", [game.gm_address], game=game,
+           player=player, list=lst, described=describe(lst), text=lst.as_text(power_list(game)), sent=sent,
+           joined=joined, seats=seats(game), params=game_params(game))
+
+
+def list_rows(session, game: Game) -> list[dict]:
+    """Each player's row of the master's table of lists (the daily digest):
+    which of four things stands: a list; SET PREFERENCE with no list (does
+    not mind); only refused lists (tried, and stands as not minding until a
+    valid one comes); nothing sent."""
     rows = []
-    for s in standings(ctx.session, game):
-        lst = read_list(s.counting.text, powers, game_params(game)) if s.counting is not None else None
+    for s in standings(session, game):
+        lst = stored_list(s.counting) if s.counting is not None else None
         refused = s.latest if s.latest is not None and not s.latest.valid else None
         rows.append({
             "player": s.player,
@@ -105,9 +138,7 @@ def _mail_lists_to_master(ctx: Context, game: Game) -> None:
             # The newest list, if refused: for a player whose earlier list stands, too.
             "refusal": [v.get("message", "") for v in refused.violations] if refused else [],
         })
-    sent = sum(1 for r in rows if r["list"] is not None)
-    notify(ctx.session, ctx.config, ctx.now, "gm/preference_lists.txt.j2", [game.gm_address], game=game,
-           rows=rows, sent=sent, describe=describe, seats=seats(game), params=game_params(game), powers=powers)
+    return rows
 
 
 @handles(nodes.SetPrefMode)
@@ -138,3 +169,26 @@ def set_players(ctx: Context, node: nodes.SetPlayers) -> str:
         return f"?{game.name} takes {U} players, one power each"
     return (f"?{game.name} is a duplex game: {node.count} players share the {U} powers, "
             f"assigned in rounds until every power is taken")
+
+
+def pasted_line(ctx: Context, line: str) -> bool:
+    """Whether a line the master pastes after FOR (a player's forum post),
+    which no command reads, is part of the player's list: a line that reads
+    as a list of the game's powers (`1. France`, `France > England`)."""
+    try:
+        return bool(read_list(line, power_list(ctx.game), game_params(ctx.game)).groups)
+    except pref.PreferenceError:
+        return False
+
+
+def enter_pasted(ctx: Context, lines: list[tuple[int, str]]) -> tuple[str, str]:
+    """The pasted lines of a list, in order, as one SET PREFERENCE of the
+    player the master named with FOR: ("done" or "rejected", the message)."""
+    text = " ".join(line.strip() for _, line in lines)
+    node = nodes.SetPreference(line=lines[0][0], column=1, text=text, text_column=1)
+    try:
+        done = set_preference(ctx, node)
+    except CommandRejected as err:
+        return "rejected", str(err)
+    several = " (the lines in order)" if len(lines) > 1 else ""
+    return "done", f"read as one list{several}, as SET PREFERENCE {text}: {done}"

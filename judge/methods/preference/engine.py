@@ -24,11 +24,13 @@ Pure: state + stream -> outcome. No I/O, no clock, no global randomness.
 from __future__ import annotations
 
 import math
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from judge.rng import DrawStream
-from judge.syntax.preference import ListSyntaxError, Word, parse_list
+from judge.syntax.forum import blank_markup_in_list
+from judge.syntax.preference import Group, ListSyntaxError, Word, fast_tokens, parse_list
 from judge.variants import PowerList
 
 if TYPE_CHECKING:
@@ -116,8 +118,12 @@ class Preference:
         ranks = []
         position = 1
         for group in self.groups:
+            if len(group) == 1:
+                ranks.append((group[0], 2 * position))
+                position += 1
+                continue
             last = position + len(group) - 1
-            ranks.extend((name, position + last) for name in group)
+            ranks.extend([(name, position + last) for name in group])
             position = last + 1
         object.__setattr__(self, "ranks", tuple(ranks))
         object.__setattr__(self, "listed", position - 1)
@@ -130,17 +136,11 @@ class Preference:
         """The list written back in letters (names where a power has none)."""
         if self.random:
             return "*"
-        short = {p.name: p.letter or p.name for p in powers}
-
-        def one(names: Sequence[str]) -> str:
-            parts = [short[n] for n in names]
-            joined = "".join(parts) if all(len(x) == 1 for x in parts) else " ".join(parts)
-            return joined
-
-        out = []
-        for g in self.groups:
-            out.append(one(g) if len(g) == 1 else f"[{one(g)}]")
-        return "".join(out) if all(len(short[n]) == 1 for g in self.groups for n in g) else " ".join(out)
+        short = powers.short_names
+        parts = [[short[n] for n in g] for g in self.groups]
+        if all(len(x) == 1 for g in parts for x in g):
+            return "".join(g[0] if len(g) == 1 else "[" + "".join(g) + "]" for g in parts)
+        return " ".join(g[0] if len(g) == 1 else "[" + " ".join(g) + "]" for g in parts)
 
     def as_json(self) -> dict[str, Any]:
         return {"random": self.random, "groups": [list(g) for g in self.groups]}
@@ -151,94 +151,223 @@ def read_preference(text: str, powers: PowerList, column: int = 1) -> Preference
 
     `column` is where the list starts in the player's line (1 when the text
     is the whole line): every column the errors give counts in that line."""
+    # Each list is read once per variant (issue 29): the daemon reads it at
+    # SET PREFERENCE, then again from the same text when the game is
+    # resolved, and every SIGNON shows it. A refusal is not kept: it is
+    # read again, and says again where.
+    memo = powers.memo
+    key = (text, column)
+    known = memo.get(key)
+    if known is not None:
+        return known
+    pref = _read_fast(text, powers) or read_preference_carefully(text, powers, column)
+    if len(memo) >= _MEMO_SIZE:
+        memo.clear()
+    memo[key] = pref
+    return pref
+
+
+_MEMO_SIZE = 10_000  # lists per variant; then the memo starts again
+
+
+def read_preference_carefully(text: str, powers: PowerList, column: int = 1) -> Preference:
+    """read_preference word by word, with each word's column: what says
+    where a list is wrong (and the reading _read_fast is checked against)."""
     shift = column - 1
     try:
-        raw = parse_list(text)
+        raw = parse_list(text, shift)
     except ListSyntaxError as err:
-        raise PreferenceError(err.column + shift, str(err)) from err
+        raise PreferenceError(err.column, str(err)) from err
     if raw.random:
         return Preference(random=True)
     seen: dict[str, int] = {}
     groups: list[tuple[str, ...]] = []
-    items = [_shifted(item, shift) for item in raw.items]
-    as_names = _separate_names(text, raw.items, powers)
+    items = raw.items
+    as_names = _separate_names(text, items, powers, shift)
     i = 0
     while i < len(items):
         item = items[i]
-        if isinstance(item, tuple):
-            names = _words_to_powers(list(item), powers, seen, as_names)
+        if isinstance(item, Group):
+            names = _words_to_powers(item, powers, seen, as_names)
             if names:
                 groups.append(tuple(names))
             i += 1
             continue
         # A run of plain words: multi-word names may span several of them.
-        run = []
-        while i < len(items) and not isinstance(items[i], tuple):
-            run.append(items[i])
+        start = i
+        while i < len(items) and not isinstance(items[i], Group):
             i += 1
-        groups.extend((n,) for n in _words_to_powers(run, powers, seen, as_names))
+        groups.extend((n,) for n in _words_to_powers(items[start:i], powers, seen, as_names))
     return Preference(tuple(groups))
-
-
-def _shifted(item: Word | tuple[Word, ...], shift: int) -> Word | tuple[Word, ...]:
-    if isinstance(item, tuple):
-        return tuple(Word(w.text, w.column + shift) for w in item)
-    return Word(item.text, item.column + shift)
 
 
 _SEPARATORS = frozenset(" \t,;>/")
 
 
-def _separate_names(text: str, items, powers: PowerList) -> bool:
+_SPECIAL = re.compile(r"[\[\]()*\d]")  # what makes a list more than a row of words
+
+
+def _read_fast(text: str, powers: PowerList) -> Preference | None:
+    """The list read as read_preference reads it, from the words alone
+    (without the columns, which only a refusal needs): the reading of every
+    list read_preference takes, in a third of the time; None where it
+    refuses the list, or would have to weigh what stands between two words
+    (read_preference then reads it again, and says where and why).
+    tests/test_preference_reader.py checks that both agree."""
+    if "[" in text:
+        text = blank_markup_in_list(text)
+    folded_text = text.casefold()
+    if len(folded_text) != len(text):
+        return None  # a letter that folds to two ("ß"): read one by one
+    tokens = fast_tokens(folded_text)
+    if tokens is None:
+        return None
+    if tokens == ["*"]:
+        return Preference(random=True)
+    # Runs of plain words and groups, as read_preference sees them: a rank
+    # only numbers the item after it (checked here), a run goes on past it.
+    items: list[list[str] | tuple[str, ...]] = []
+    run: list[str] | None = None
+    group: list[str] | None = None
+    closer = ""
+    last_rank, pending = 0, False
+    if _SPECIAL.search(folded_text) is None:
+        tokens, items = [], [tokens]  # words only, the commonest list: one run
+    for tok in tokens:
+        c = tok[0]
+        if group is not None:
+            if c == closer and len(tok) == 1:
+                items.append(tuple(group))
+                group, run = None, None
+            elif c in "[]()*" or c.isdigit():
+                return None
+            else:
+                group.append(tok)
+            continue
+        if c in "[(" and len(tok) == 1:
+            group, closer, pending = [], "]" if c == "[" else ")", False
+        elif c.isdigit():
+            value = int(tok.rstrip(".):"))
+            if pending or value <= last_rank:
+                return None
+            last_rank, pending = value, True
+        elif c in "])*":
+            return None
+        else:
+            pending = False
+            if run is None:
+                run = []
+                items.append(run)
+            run.append(tok)
+    if group is not None or pending:
+        return None
+    folded_words = [w for item in items for w in item]
+    names_only, full_names = powers.names_only, powers.full_names
+    multi, lookup, letters = powers.multi_word, powers.lookup_folded, powers.letters
+    as_names = len(folded_words) >= 2 and names_only.issuperset(folded_words)
+    if as_names and len(items) > 1 and not full_names.issuperset(folded_words):
+        return None  # names with brackets: read_preference weighs what stands between them
+    groups: list[tuple[str, ...]] = []
+    seen: set[str] = set()
+    for item in items:
+        out: list[str] = []
+        folded = item
+        k, n = 0, len(folded)
+        if multi.keys().isdisjoint(folded):
+            # No word begins a name of several words: each word is a power
+            # (a name, or an abbreviation read as one), or the loop below reads it.
+            found = list(map(lookup.get, folded))
+            if None not in found and (as_names or full_names.issuperset(folded)):
+                out, k = [p.name for p in found], n
+        while k < n:
+            f = folded[k]
+            if f in multi:
+                hit = None
+                for rest, p in multi[f]:
+                    if tuple(folded[k + 1:k + 1 + len(rest)]) == rest:
+                        hit = p
+                        break
+                if hit is not None:
+                    out.append(hit.name)
+                    k += 1 + len(rest)
+                    continue
+            p = lookup.get(f)
+            if p is not None and (as_names or f in full_names):
+                out.append(p.name)
+            else:
+                run_of = [letters.get(ch) for ch in f]
+                if None in run_of:
+                    if p is None:
+                        return None
+                    out.append(p.name)  # an abbreviation that is no run of letters
+                else:
+                    out.extend([q.name for q in run_of])
+            k += 1
+        if len(seen) + len(out) != len(seen.union(out)) or len(set(out)) != len(out):
+            return None
+        seen.update(out)
+        if isinstance(item, tuple):
+            if out:
+                groups.append(tuple(out))
+        else:
+            groups.extend([(name,) for name in out])
+    return Preference(tuple(groups))
+
+
+def _separate_names(text: str, items, powers: PowerList, shift: int = 0) -> bool:
     """Are the words names? Yes when there are several, each is a power's
     name or abbreviation (not a lone letter), and each is set apart from the
     next by a space, comma, ';', '>' or '/' (not by a bracket alone):
     "Fra Ger Eng" is France, Germany, England. Otherwise letters run
     together are letters, as nJudge reads them: "FRA" and "E[FRA]" are
     France, Russia, Austria."""
-    words = [w for item in items for w in (item if isinstance(item, tuple) else (item,))]
+    words = [w for item in items for w in (item if isinstance(item, Group) else (item,))]
     if len(words) < 2:
         return False
+    names = powers.names_only
     for w in words:
-        p = powers.lookup(w.text)
-        if p is None or w.text.casefold() not in (p.name.casefold(), p.abbreviation.casefold()):
+        if w.text.casefold() not in names:
             return False  # a letter, or no power at all: read as today
+    if not any(isinstance(item, Group) for item in items):
+        return True  # nothing but separators stands between two words
     for a, b in zip(words, words[1:]):
-        between = text[a.column - 1 + len(a.text):b.column - 1]
+        between = text[a.column - shift - 1 + len(a.text):b.column - shift - 1]
         if not _SEPARATORS.intersection(between):
             return False
     return True
 
 
-def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int],
+def _words_to_powers(words: Sequence[Word], powers: PowerList, seen: dict[str, int],
                      as_names: bool = False) -> list[str]:
     out: list[str] = []
     k = 0
-    multi = sorted((p for p in powers if " " in p.name), key=lambda p: -len(p.name.split()))
+    multi = powers.multi_word
+    lookup, by_letter = powers.lookup, powers.by_letter
     while k < len(words):
         w = words[k]
-        matched = None
-        for p in multi:  # "North Africa" written as two words
-            n = len(p.name.split())
-            if " ".join(x.text for x in words[k:k + n]).casefold() == p.name.casefold():
-                matched, k = p.name, k + n
-                break
-        if matched:
-            _take(matched, w.column, w.text, seen, out)
-            continue
-        whole = powers.lookup(w.text)
-        full_name = whole is not None and whole.name.casefold() == w.text.casefold()
-        all_letters = all(_by_letter(ch, powers) for ch in w.text)
+        folded = w.text.casefold()
+        if folded in multi:
+            matched = None
+            for rest, p in multi[folded]:  # "North Africa" written as two words
+                n = len(rest) + 1
+                if k + n <= len(words) and all(x.text.casefold() == y for x, y in zip(words[k + 1:k + n], rest)):
+                    matched, k = p.name, k + n
+                    break
+            if matched:
+                _take(matched, w.column, w.text, seen, out)
+                continue
+        whole = lookup(folded)
         # nJudge players run letters together ("[FRA]" is France, Russia,
         # Austria): a word made only of power letters is read as letters,
         # even where it spells an abbreviation, unless the list is a row of
         # separate names (_separate_names); the reply shows the reading.
-        if whole is not None and (full_name or as_names or not all_letters):
+        if whole is not None and (as_names or whole.name.casefold() == folded
+                                  or not all(by_letter(ch) for ch in w.text)):
             _take(whole.name, w.column, w.text, seen, out)
         else:
             # Letters run together, as nJudge players write them: "FRIGATE".
             for offset, ch in enumerate(w.text):
-                p = _by_letter(ch, powers)
+                p = by_letter(ch)
                 if p is None:
                     raise PreferenceError(
                         w.column + offset,
@@ -247,14 +376,6 @@ def _words_to_powers(words: list[Word], powers: PowerList, seen: dict[str, int],
                 _take(p.name, w.column + offset, ch, seen, out)
         k += 1
     return out
-
-
-def _by_letter(ch: str, powers: PowerList):
-    key = ch.casefold()
-    for p in powers:
-        if p.letter and p.letter.casefold() == key:
-            return p
-    return None
 
 
 def _take(name: str, column: int, written: str, seen: dict[str, int], out: list[str]) -> None:

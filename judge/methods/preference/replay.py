@@ -14,6 +14,11 @@ from judge.variants import PowerList
 _PREFIX = re.compile(r"\s*(?:set\s+(?:preferences?|pref)(?=\s|$))?\s*", re.IGNORECASE)
 
 
+def strip_command(text: str) -> str:
+    """The list of a submission written as a whole `SET PREFERENCE list` line."""
+    return text[_PREFIX.match(text).end():]
+
+
 def read_list(text: str, powers: PowerList, params: pref.Params, column: int | None = None) -> pref.Preference:
     """A submission as a player mails it: the list itself, or a whole
     `SET PREFERENCE list` line. Error columns count in `text` as given, or
