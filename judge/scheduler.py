@@ -119,13 +119,15 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
     """Handle every game whose deadline has passed, and the reminders due;
     one transaction each."""
     with sessions() as s:
-        work = [(handle_deadline, i) for i in due_games(s, now)]
+        # What a mail asked (START, PROCESS, a full game) first, then the clock's.
+        work = [(handle_job, i) for i in due_jobs(s)]
+        work += [(handle_deadline, i) for i in due_games(s, now)]
         work += [(method_tick, i) for i in due_ticks(s, now)]
         work += [(blind_notice, i) for i in due_blind_notices(s, now)]
         work += [(partial(send_reminders, hours=h), i) for i, h in due_reminders(s, config, now)]
     done = []
     for handle, game_id in work:
-        if handle is handle_deadline:
+        if handle in (handle_deadline, handle_job):
             _precompute(sessions, game_id, now)
 
         def run(handle=handle, game_id=game_id) -> str | None:
@@ -163,9 +165,15 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
     try:
         with sessions() as s:
             game = s.get(Game, game_id)
-            if game is None or game.state == STUCK or game.deadline is None or game.deadline > now:
+            if game is None or game.state == STUCK:
                 return
             method = method_of(game)
+            if game.job is not None:
+                if not isinstance(method, LiveMethod):
+                    precompute_resolution(s, game)
+                return
+            if game.deadline is None or game.deadline > now:
+                return
             if isinstance(method, LiveMethod):
                 driver.precompute_deadline(s, game, now)
             elif method.RESOLVES_AT_START and game.state == "forming" and method.STARTS_AT_DEADLINE:
@@ -212,6 +220,52 @@ def _not_in_yet(s: Session, game: Game) -> list[tuple[Player, dict]]:
         if st.counting is None and not st.player.gm_no_preference:
             late.append((st.player, {"invalid": st.latest is not None}))
     return late
+
+
+def due_jobs(session: Session) -> list[int]:
+    """Games with work a mail asked for (games.job); a stuck game's waits."""
+    return list(session.scalars(select(Game.id).where(Game.job.is_not(None), Game.state != STUCK)
+                                .order_by(Game.id)))
+
+
+def handle_job(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
+    """The work a mail asked for, in a transaction of its own under the
+    game's lock (the draw worked out ahead, outside it: _precompute): START
+    or the start by itself of a game assigned at once, or PROCESS. The
+    reply to the mail said that the results follow; a refusal of the
+    solver, or a game that changed meanwhile, is told to the master by mail."""
+    from judge.commands import CommandRejected
+    from judge.commands.eml_start import Refused, begin, process_now
+
+    game = lock_game(s, game_id, wait=False)
+    if game is None or game.job is None or game.state == STUCK:
+        return None  # another judge process got there first, or it waits for a moderator
+    job, game.job = game.job, None
+    command = "PROCESS" if job == "process" else "START"
+    try:
+        if job == "process":
+            if game.state not in ("bidding", "waiting"):
+                return None
+            missing = missing_players(s, game)
+            if missing:  # someone joined the game again meanwhile (REPLACE)
+                raise CommandRejected(f"no bids from {', '.join(p.address for p in missing)}: decide for each "
+                                      f"first (EJECT, REPLACE, NO PREFERENCE FOR), then PROCESS")
+            done = process_now(s, config, now, game)
+        else:
+            if game.state != "forming":
+                return None
+            done = begin(s, config, now, game)
+    except Refused as err:
+        notify(s, config, now, "gm/job_refused.txt.j2", [game.gm_address], game=game, command=command,
+               reason=str(err), refused=True, job=job)
+        if job == "autostart":
+            tell_assignment_delayed(s, config, now, game, "when its last player joined")
+        return f"{game.name}: the assignment was refused ({command}); the master was told"
+    except CommandRejected as err:
+        notify(s, config, now, "gm/job_refused.txt.j2", [game.gm_address], game=game, command=command,
+               reason=str(err), refused=False, job=job)
+        return f"{game.name}: {command} could not be done; the master was told"
+    return f"{game.name}: {done}"
 
 
 def _start_at_deadline(s: Session, config: Config, game: Game, now: datetime) -> str:

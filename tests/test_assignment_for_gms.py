@@ -301,7 +301,7 @@ def test_void_is_built_in_with_36_powers_and_a_game_of_it_resolves(harness):
             "\nSET PREFERENCE Adriatic Sea > Gulf of Lyon > North Sea" if k % 3 == 0 else ""))
     h.run()
     h.mail(GM, "SIGNON Mv gmpw\nSTART")
-    assert "?v started: powers assigned" in h.body(h.last_to(GM))
+    assert "?v starts now: its powers are drawn as a job of their own" in h.body(h.sent_to_kind(GM, "reply")[-1])
     with h.judge.sessions() as s:
         record = s.scalars(select(Resolution).where(Resolution.game_id == find_game(s, "v").id)).one().result
     assert len(set(record["assignment"].values())) == 36

@@ -141,9 +141,14 @@ def test_refused_at_the_deadline_then_prfrand_and_start_assign_at_random(h, capl
 
     # START with nothing changed: the same refusal, again not a bug.
     h.mail(GM, "SIGNON Mbig gmpw\nSTART")
-    reply = h.body(h.last_to(GM))
-    assert "Rejected: the powers of ?big were not assigned:\n24 players tie among 24 powers" in reply
-    explained = reply.split("Rejected: ", 1)[1].split("\n\n-- ")[0].strip()
+    # START is taken at once; the draw runs as a job of its own, and its
+    # refusal comes to the master in a mail of its own.
+    assert "Done: ?big starts now: its powers are drawn as a job of their own" in \
+        h.body(h.sent_to_kind(GM, "reply")[-1])
+    notice = h.last_to(GM)
+    assert notice["Subject"] == "?big: the powers could not be assigned"
+    explained = h.body(notice).split("it had to stop:\n\n", 1)[1].split("\n\nNothing of the assignment")[0].strip()
+    assert explained.startswith("the powers of ?big were not assigned:\n24 players tie among 24 powers")
     assert explained in h.body(mail)  # word for word what the deadline's mail said
     assert _state(h)[:4] == ("forming", None, None, 0) and len(_state(h)[4]) == 2
     assert len(_refused_lines(caplog)) == 2
@@ -151,9 +156,10 @@ def test_refused_at_the_deadline_then_prfrand_and_start_assign_at_random(h, capl
 
     # SET PRFRAND, then START: every power drawn at random; the lists do not count.
     h.mail(GM, "SIGNON Mbig gmpw\nSET PRFRAND\nSTART")
-    reply = h.body(h.last_to(GM))
+    reply = h.body(h.sent_to_kind(GM, "reply")[-1])
     assert "Done: PRFRAND: every power is assigned at random" in reply
-    assert "Done: ?big started: powers assigned; results sent to all 24 players and to you" in reply
+    assert "Done: ?big starts now: its powers are drawn as a job of their own, and the results go to all 24 " \
+        "players and to you" in " ".join(reply.split())
     with h.judge.sessions() as s:
         game = find_game(s, "big")
         assert game.state == "resolved"
@@ -182,12 +188,12 @@ def test_refused_when_the_last_player_joins_then_new_lists_and_start_assign_by_t
     assert "You are the last player" in h.body(h.sent_to_kind(PLAYERS[-1], "reply")[-1])
     assert _state(h)[:4] == ("forming", None, None, 0)
     _nothing_stuck(h)
-    notice = h.last_to(GM)
-    assert notice["Subject"] == "?big: p23 joined: the powers could not be assigned"
+    joined, notice = h.sent_to_kind(GM, "notice")[-2:]
+    assert "p23 joined" in str(joined["Subject"]) and "The game has 24 of its 24 players" in _flat(h.body(joined))
+    assert notice["Subject"] == "?big: the powers could not be assigned"
     body = _flat(h.body(notice))
-    assert "The game has 24 of its 24 players" in body
-    assert ("The game was to start by itself, but the powers of ?big were not assigned: 24 players tie "
-            "among 24 powers") in body
+    assert ("the game was to start by itself, but when the judge drew the assignment it had to stop: the powers "
+            "of ?big were not assigned: 24 players tie among 24 powers") in body
     assert "SET PRFRAND" in body and "then send START again" in body
     _told_delayed(h, "when its last player joined")
     assert len(_refused_lines(caplog)) == 1
@@ -199,7 +205,7 @@ def test_refused_when_the_last_player_joins_then_new_lists_and_start_assign_by_t
     h.run()
     assert _state(h)[0] == "forming"  # a change of list starts nothing by itself
     h.mail(GM, "SIGNON Mbig gmpw\nSTART")
-    assert "Done: ?big started: powers assigned" in h.body(h.last_to(GM))
+    assert "Done: ?big starts now" in h.body(h.sent_to_kind(GM, "reply")[-1])
     with h.judge.sessions() as s:
         game = find_game(s, "big")
         assert game.state == "resolved"
@@ -228,8 +234,9 @@ def test_a_running_preference_game_is_refused_alike_by_process_and_its_deadline(
         game.state, game.deadline = "bidding", h.clock.now() + timedelta(hours=1)
 
     h.mail(GM, "SIGNON Mbig gmpw\nPROCESS")
-    reply = h.body(h.last_to(GM))
-    assert "Rejected: the powers of ?big were not assigned:\n24 players tie among 24 powers" in reply
+    assert "Done: ?big is resolved now, as a job of its own" in h.body(h.sent_to_kind(GM, "reply")[-1])
+    reply = h.body(h.last_to(GM))  # the job's refusal, in a mail of its own
+    assert "the powers of ?big were not assigned:\n24 players tie among 24 powers" in reply
     assert "?big is bidding: its lists and its mode can no longer change, so the same PROCESS" in _flat(reply)
     assert _state(h)[0] == "bidding"
 

@@ -110,7 +110,7 @@ def test_blind_auction_by_mail(harness):
     assert "no bids yet from Gus" in h.body(h.last_to(gm))
 
     h.mail(GM, "SIGNON Mspring gmsecret\nNO PREFERENCE FOR gus@example.test\nPROCESS")
-    assert "?spring resolved; results sent to all 7 players" in h.body(h.last_to(gm))
+    assert "?spring is resolved now, as a job of its own: the results go to all 7 players" in h.body(h.sent_to_kind(gm, "reply")[-1])
 
     with h.judge.sessions() as s:
         game = find_game(s, "spring")

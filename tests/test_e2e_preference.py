@@ -50,7 +50,7 @@ def test_njudge_style_preference_game(harness):
     h.mail("ann@example.test", "signon ?prefs pass\nset preference RFIGATE")
 
     h.mail(GM, "signon Mprefs gmpw\nstart")
-    assert "?prefs started: powers assigned" in h.body(h.last_to(GM))
+    assert "?prefs starts now: its powers are drawn as a job of their own" in h.body(h.sent_to_kind(GM, "reply")[-1])
 
     with h.judge.sessions() as s:
         game = find_game(s, "prefs")

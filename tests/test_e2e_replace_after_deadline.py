@@ -76,7 +76,7 @@ def test_a_replacement_named_after_the_deadline_bids_until_process(harness):
     assert "has passed; bids are closed and yours stand" in h.body(h.last_to("ann@example.test"))
 
     h.mail(GM, "SIGNON Mspring gmpw\nPROCESS")
-    assert "?spring resolved; results sent to all 7 players" in h.body(h.last_to(GM))
+    assert "?spring is resolved now, as a job of its own: the results go to all 7 players" in h.body(h.sent_to_kind(GM, "reply")[-1])
     with h.judge.sessions() as s:
         game = find_game(s, "spring")
         record = s.scalars(select(Resolution).where(Resolution.game_id == game.id)).one().result

@@ -52,7 +52,7 @@ def test_a_preference_game_starts_by_itself_when_the_last_player_signs_on(h):
     assert notice["Subject"] == "?g: p3 joined" and "4 of its 5 players" in h.body(notice)
     # The last player's SET PREFERENCE, below the SIGNON, counts.
     h.mail("p4@example.test", "SIGNON ?g pw4\nSET PREFERENCE R")
-    assert "You are the last player" in h.body(h.last_to("p4@example.test"))
+    assert "You are the last player" in h.body(h.sent_to_kind("p4@example.test", "reply")[-1])
     assert _game(h)[2] == "resolved"
     assert "you play Rome" in h.sent_to_kind("p4@example.test", "result")[0]["Subject"]
     for i in range(4):  # no list: they did not mind

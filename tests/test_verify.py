@@ -135,7 +135,7 @@ def test_random_method_by_mail_is_verifiable(harness, tmp_path):
         h.send(p, "SIGNON ?rand pw\nENTROPY " + p)
     h.run()
     h.mail(GM, "SIGNON Mrand gmpw\nSTART")
-    assert "?rand started: powers assigned" in h.body(h.last_to(GM))
+    assert "?rand starts now: its powers are drawn as a job of their own" in h.body(h.sent_to_kind(GM, "reply")[-1])
     raw = result_mail(h, PLAYERS[4])
     record = load(raw)
     assert sorted(record["result"]["assignment"].values()) == sorted(POWERS)

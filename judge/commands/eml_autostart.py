@@ -60,7 +60,7 @@ def start_when_full(ctx: Context, game: Game, joined: Player | None = None) -> N
         return
     refused = False
     try:
-        outcome, started = begin(ctx.session, ctx.config, ctx.now, game), True
+        outcome, started = begin(ctx.session, ctx.config, ctx.now, game, job="autostart"), True
     except Refused as err:
         # The solver refused to draw the assignment: the game stays forming
         # and its master reads why and what to send. The players were told

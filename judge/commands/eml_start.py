@@ -61,13 +61,16 @@ def start(ctx: Context, node: nodes.Start) -> str:
     if game.state != "forming":
         again = method_of(game).RESTART_HINT if game.state in ("bidding", "waiting") else ""
         raise CommandRejected(f"the game has started already (?{game.name} is {game.state}).{again}")
-    return begin(ctx.session, ctx.config, ctx.now, game)
+    return begin(ctx.session, ctx.config, ctx.now, game, job="start")
 
 
-def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
+def begin(session: Session, config: Config, now: datetime, game: Game, *, job: str | None = None) -> str:
     """Start a forming game, as START does (the scheduler calls it at the
-    deadline of a game that is not an auction): what the master is told, or
-    CommandRejected with why it cannot start."""
+    deadline of a game that is not an auction, and for a job): what the
+    master is told, or CommandRejected with why it cannot start. `job`
+    (a mail's START, or the start by itself): a game assigned at once is
+    checked now and drawn as a job of its own (judge.scheduler.handle_job),
+    outside the mail's transaction."""
     players = active_players(game)
     U = seats(game)
     if len(players) != U:
@@ -80,6 +83,13 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str:
     own = driver.begin(session, config, now, game)
     if own is not None:
         return own
+    if method.RESOLVES_AT_START and job is not None:
+        # A heavy draw (a preference game of 100 powers) must not hold up the
+        # other mails: the scheduler draws it in a transaction of its own,
+        # under the game's lock, right after this mail (same pass).
+        game.job = job
+        return (f"?{game.name} starts now: its powers are drawn as a job of their own, and the results go to all "
+                f"{len(players)} players and to you in a moment, in mails of their own")
     if method.RESOLVES_AT_START:
         # Preference lists are in already: the assignment is made now. It is
         # drawn before the game changes, so that a refusal (Refused) leaves
@@ -121,7 +131,16 @@ def process(ctx: Context, node: nodes.Process) -> str:
         raise CommandRejected(
             f"no bids yet from {who}{wait}. Decide for each first: EJECT player, REPLACE player newaddress, "
             f"or NO PREFERENCE FOR player")
-    drawn = _drawn(ctx.session, ctx.config, ctx.now, game, "PROCESS")
-    resolution = resolve_game(ctx.session, ctx.config, game, ctx.now, drawn=drawn)
-    assignment = resolution.result["assignment"]
-    return f"?{game.name} resolved; results sent to all {len(assignment)} players and to you"
+    # Resolved as a job of its own (judge.scheduler.handle_job), under the
+    # game's lock but outside this mail's transaction, right after it.
+    game.job = "process"
+    return (f"?{game.name} is resolved now, as a job of its own: the results go to all "
+            f"{len(active_players(game))} players and to you in a moment, in mails of their own")
+
+
+def process_now(session: Session, config: Config, now: datetime, game: Game) -> str:
+    """PROCESS's work (judge.scheduler.handle_job): the draw, then the
+    results; Refused if the solver refused to draw."""
+    drawn = _drawn(session, config, now, game, "PROCESS")
+    resolution = resolve_game(session, config, game, now, drawn=drawn)
+    return f"?{game.name} resolved; results sent to all {len(resolution.result['assignment'])} players and the master"

@@ -163,6 +163,11 @@ class Game(Base):
     method_state: Mapped[dict[str, Any] | None] = mapped_column(JSON)
     next_tick: Mapped[datetime | None] = mapped_column(UTCDateTime, index=True)
 
+    # Work asked by mail and done as a job of its own under the game's lock
+    # (judge.scheduler.handle_job): "start" (the master's START), "autostart"
+    # (the last player joined), "process" (the master's PROCESS); None when
+    # nothing waits. A heavy draw then holds up no mail (migration 0017).
+    job: Mapped[str | None] = mapped_column(String(20))
     # Raised by every write of the row (SQLAlchemy's version counter): an
     # UPDATE names the version it read and fails (StaleDataError) if another
     # process wrote the row since, so a stale state is never written over a

@@ -107,7 +107,7 @@ def test_names_forge_lines_in_results_mails_and_the_forum_post(harness):
         h.send(address, "SIGNON ?spring pw\nNo Preference")
     h.run()
     h.mail(GM, "SIGNON Mspring gmsecret\nPROCESS")
-    assert "?spring resolved; results sent to all 7 players" in h.body(h.last_to(GM))
+    assert "?spring is resolved now, as a job of its own: the results go to all 7 players" in h.body(h.sent_to_kind(GM, "reply")[-1])
 
     results = [h.body(h.sent_to_kind(a, "result")[0]) for a in [*addresses, GM]]
     for body in results:
