@@ -161,10 +161,10 @@ def test_set_reminders_per_game_and_off(harness):
     assert "SET REMINDERS 24h 1h" in " ".join(h.body(h.last_to(GM)).split())
 
 
-def test_the_configured_reminders_are_the_default(tmp_path, database_url):
+def test_the_configured_reminders_are_the_default(tmp_path, migrated_database_url):
     from tests.harness import Harness
 
-    h = Harness(tmp_path / "data", database_url, reminder_hours=[6])
+    h = Harness(tmp_path / "data", migrated_database_url, reminder_hours=[6])
     try:
         _auction(h, "+72h")
         h.clock.advance(hours=48)
