@@ -42,10 +42,10 @@ def test_set_reminders_is_linear_in_a_long_line():
     import time
 
     line = "1h " * 20000 + "x"
-    start = time.perf_counter()
+    start = time.thread_time()
     with pytest.raises(ReminderError):
         parse_hours(line)
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
 
 
 def test_a_reminder_is_due_once_per_deadline_and_time_and_late_ones_make_one_mail():

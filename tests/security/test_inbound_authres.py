@@ -99,9 +99,9 @@ def test_quoted_authserv_id_and_comments() -> None:
 def best_of_3(raw: bytes) -> float:
     times = []
     for _ in range(3):
-        start = time.perf_counter()
+        start = time.thread_time()
         parse_message(raw, trusted_authserv_ids=[MX])
-        times.append(time.perf_counter() - start)
+        times.append(time.thread_time() - start)
     return min(times)
 
 
