@@ -47,6 +47,16 @@ class Harness:
         self.config = load_config(None, data_dir=data_dir, overrides={"judge": options, **(sections or {})})
         self.judge = build_judge(self.config, self.clock)
         self.inbox = mailbox.Maildir(self.config.inbox_path, create=True)
+        # Raw mail -> its parsed message: a test reads the outbox after every
+        # mail, and parsing all of it again each time made long games
+        # quadratic (a mail, once written, never changes).
+        self._parsed: dict[bytes, EmailMessage] = {}
+
+    def _parse(self, raw: bytes) -> EmailMessage:
+        msg = self._parsed.get(raw)
+        if msg is None:
+            msg = self._parsed[raw] = email.message_from_bytes(raw, policy=email.policy.default)
+        return msg
 
     def send(self, sender: str, body: str, **kw) -> bytes:
         raw = make_mail(sender, body, **kw)
@@ -61,8 +71,7 @@ class Harness:
         return self.run()
 
     def sent(self) -> list[EmailMessage]:
-        return [email.message_from_bytes(raw, policy=email.policy.default)
-                for raw in read_all(self.config.outbox_path)]
+        return [self._parse(raw) for raw in read_all(self.config.outbox_path)]
 
     def sent_to(self, address: str) -> list[EmailMessage]:
         return [m for m in self.sent() if address.lower() in str(m["To"]).lower()]
@@ -77,7 +86,7 @@ class Harness:
         delivered = {str(m["Message-ID"]) for m in self.sent()}
         with self.judge.sessions() as s:
             rows = s.scalars(select(OutboxMessage).order_by(OutboxMessage.id)).all()
-            return [email.message_from_bytes(r.raw, policy=email.policy.default) for r in rows
+            return [self._parse(r.raw) for r in rows
                     if address.lower() in [x.lower() for x in r.recipients]
                     and (kind is None or r.kind == kind) and r.message_id in delivered]
 

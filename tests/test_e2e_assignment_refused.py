@@ -42,9 +42,9 @@ PLAYERS = list(LISTS)
 
 
 @pytest.fixture
-def h(tmp_path, database_url, monkeypatch):
+def h(tmp_path, migrated_database_url, monkeypatch):
     monkeypatch.setitem(exact_assignment.solve.__kwdefaults__, "work_limit", 0)
-    harness = Harness(tmp_path / "data", database_url, sections={"variants": {"big": {"powers": NAMES}}},
+    harness = Harness(tmp_path / "data", migrated_database_url, sections={"variants": {"big": {"powers": NAMES}}},
                       default_method="preference", moderators=[MOD])
     yield harness
     harness.close()

@@ -27,12 +27,12 @@ def addr(name: str) -> str:
     return f"{name}@example.test"
 
 
-def restart(h: Harness, data_dir, database_url) -> Harness:
+def restart(h: Harness, data_dir, migrated_database_url) -> Harness:
     """The daemon stops and a new one starts on the same store and folders,
     its clock where the old one's was."""
     now = h.clock.now()
     h.close()
-    new = Harness(data_dir, database_url)
+    new = Harness(data_dir, migrated_database_url)
     new.clock.advance(seconds=(now - new.clock.now()).total_seconds())
     return new
 
@@ -90,9 +90,9 @@ def setup(h: Harness, game: str, preset: str, players: list[str], gm_lines: str)
         assert png_of(start).size[0] > 300
 
 
-def test_a_whole_f8_game_by_mail(tmp_path, database_url):
+def test_a_whole_f8_game_by_mail(tmp_path, migrated_database_url):
     data_dir = tmp_path / "data"
-    h = Harness(data_dir, database_url)
+    h = Harness(data_dir, migrated_database_url)
     players = [f"p{k}" for k in range(1, 9)]
     prizes = "\n".join(f"SET PRIZE {seat} {k % 3} {k % 2}" for k, seat in enumerate("RSTUVWXYZ"))
     setup(h, "f8", "F8", players,
@@ -153,7 +153,7 @@ def test_a_whole_f8_game_by_mail(tmp_path, database_url):
         assert "Done: your bid of" in say(h, who, "f8", line)
 
     # The daemon stops; every timer runs out while it is down.
-    h = restart(h, data_dir, database_url)
+    h = restart(h, data_dir, migrated_database_url)
     at(h, opens, 40)
     h.run()
     won = lui_events(h, "f8", "SeatWon")
@@ -178,9 +178,9 @@ def test_a_whole_f8_game_by_mail(tmp_path, database_url):
     h.close()
 
 
-def test_a_whole_f11_game_by_mail_with_ec_choice_and_gifts(tmp_path, database_url):
+def test_a_whole_f11_game_by_mail_with_ec_choice_and_gifts(tmp_path, migrated_database_url):
     data_dir = tmp_path / "data"
-    h = Harness(data_dir, database_url)
+    h = Harness(data_dir, migrated_database_url)
     players = [f"q{k}" for k in range(1, 12)]
     prizes = "\n".join(f"SET PRIZE {seat} 1 {k % 3}" for k, seat in enumerate("OPQRSTUVWXYZ"))
     setup(h, "f11", "F11", players, prizes + "\nSET PRIORITY q1 9")
@@ -196,7 +196,7 @@ def test_a_whole_f11_game_by_mail_with_ec_choice_and_gifts(tmp_path, database_ur
 
     # Down from 1 h to 40 h: the timers run out at 24 h and 24.5 h, and
     # with nothing standing and no bid for a day, the game ends.
-    h = restart(h, data_dir, database_url)
+    h = restart(h, data_dir, migrated_database_url)
     at(h, opens, 40)
     h.run()
     s, _, next_tick, _ = state(h, "f11")
@@ -230,12 +230,12 @@ def test_a_whole_f11_game_by_mail_with_ec_choice_and_gifts(tmp_path, database_ur
 
 
 
-def test_the_gm_chooses_the_ec_when_the_winner_does_not(tmp_path, database_url):
+def test_the_gm_chooses_the_ec_when_the_winner_does_not(tmp_path, migrated_database_url):
     """F8 with 4 players: the GM changes a prize during the game, the EC's
     deadline runs out while the daemon is down (fired with its own time),
     the GM chooses by mail, the winner gives what can be given."""
     data_dir = tmp_path / "data"
-    h = Harness(data_dir, database_url)
+    h = Harness(data_dir, migrated_database_url)
     players = ["a1", "a2", "a3", "a4"]
     prizes = "\n".join(f"SET PRIZE {seat} 1 1" for seat in "RSTUVWXYZ")
     setup(h, "ec", "F8", players, prizes + "\nSET PLAYERS 4")
@@ -249,7 +249,7 @@ def test_the_gm_chooses_the_ec_when_the_winner_does_not(tmp_path, database_url):
     assert "Done: seat Y now gives 5 garnets and 2 priority" in reply
     assert "its settings are fixed" in reply and "Rejected: The GM does not bid." in reply
 
-    h = restart(h, data_dir, database_url)
+    h = restart(h, data_dir, migrated_database_url)
     at(h, opens, 100)
     h.run()
     s, _, next_tick, _ = state(h, "ec")

@@ -49,9 +49,9 @@ def judge_verify(tmp_path: Path, record: dict, name: str) -> subprocess.Complete
     return subprocess.run([JUDGE_BIN, "verify", str(path)], capture_output=True, text=True)
 
 
-def test_replace_and_eject_during_the_game_then_the_record_verifies(tmp_path, database_url):
+def test_replace_and_eject_during_the_game_then_the_record_verifies(tmp_path, migrated_database_url):
     data_dir = tmp_path / "data"
-    h = Harness(data_dir, database_url)
+    h = Harness(data_dir, migrated_database_url)
     setup(h, "rs", "F8", ["a1", "a2", "a3", "a4"], PRIZES + "\nSET PLAYERS 4\nSET GARNETS a2 4")
     _, opens, _, _ = state(h, "rs")
     assert "pregame bid of 3 on Z is stored" in say(h, "a3", "rs", "BID Z 3")
@@ -101,7 +101,7 @@ def test_replace_and_eject_during_the_game_then_the_record_verifies(tmp_path, da
     assert "Done: your bid of 1 on Z stands" in say(h, "a4", "rs", "BID Z 1")  # lower than the cancelled 3
 
     # The daemon stops; every timer runs out while it is down.
-    h = restart(h, data_dir, database_url)
+    h = restart(h, data_dir, migrated_database_url)
     at(h, opens, 60)
     h.run()
     s, _, _, game_state = state(h, "rs")
@@ -168,8 +168,8 @@ def gift_game(h: Harness, name: str) -> tuple:
     return opens
 
 
-def test_the_deadlines_run_out_with_the_daemon_up_the_gm_decides(tmp_path, database_url):
-    h = Harness(tmp_path / "data", database_url)
+def test_the_deadlines_run_out_with_the_daemon_up_the_gm_decides(tmp_path, migrated_database_url):
+    h = Harness(tmp_path / "data", migrated_database_url)
     opens = gift_game(h, "gd")
     at(h, opens, 25.5)
     h.run()
@@ -204,9 +204,9 @@ def test_the_deadlines_run_out_with_the_daemon_up_the_gm_decides(tmp_path, datab
     h.close()
 
 
-def test_the_gift_deadline_runs_out_while_the_daemon_is_down(tmp_path, database_url):
+def test_the_gift_deadline_runs_out_while_the_daemon_is_down(tmp_path, migrated_database_url):
     data_dir = tmp_path / "data"
-    h = Harness(data_dir, database_url)
+    h = Harness(data_dir, migrated_database_url)
     opens = gift_game(h, "gw")
     at(h, opens, 26)
     h.run()
@@ -214,7 +214,7 @@ def test_the_gift_deadline_runs_out_while_the_daemon_is_down(tmp_path, database_
     assert "Done: you gave a ToL to c2" in say(h, "c1", "gw", "GIVE TOL c2")
     s, _, next_tick, _ = state(h, "gw")
     assert s.gift_deadline == pytest.approx(38, abs=0.01) and next_tick == opens + timedelta(hours=s.gift_deadline)
-    h = restart(h, data_dir, database_url)
+    h = restart(h, data_dir, migrated_database_url)
     at(h, opens, 70)
     h.run()
     (overdue,) = lui_events(h, "gw", "GiftsOverdue")

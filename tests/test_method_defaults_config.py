@@ -19,8 +19,8 @@ def _game(h: Harness, name: str) -> Game:
         return s.scalars(select(Game).where(Game.name == name)).one()
 
 
-def test_a_new_lui_game_takes_the_configured_prize_table(tmp_path, database_url):
-    h = Harness(tmp_path / "data", database_url, sections={"methods": {"lui": {"prizes": PRIZES}}})
+def test_a_new_lui_game_takes_the_configured_prize_table(tmp_path, migrated_database_url):
+    h = Harness(tmp_path / "data", migrated_database_url, sections={"methods": {"lui": {"prizes": PRIZES}}})
     try:
         h.mail(GM, "CREATE ?season1 gmpw lui")
         reply = h.body(h.last_to(GM))

@@ -17,9 +17,9 @@ CLASSICAL = {"variants": {"classical": {"powers": ["Carthage", "Egypt", "Greece"
 
 
 @pytest.fixture
-def h(tmp_path, database_url):
+def h(tmp_path, migrated_database_url):
     # The judge's real default method (the shared harness makes Blind Auctions).
-    harness = Harness(tmp_path / "data", database_url, sections=CLASSICAL,
+    harness = Harness(tmp_path / "data", migrated_database_url, sections=CLASSICAL,
                       default_method=load_config(None, data_dir=tmp_path).default_method)
     yield harness
     harness.close()
@@ -118,8 +118,8 @@ def test_signing_on_again_shows_the_players_list(h):
     assert "Your preference list: England, then [France, Germany]" in h.body(h.last_to("p@example.test"))
 
 
-def test_the_auction_notice_shows_the_deadline_set_instead_of_suggesting_one(tmp_path, database_url):
-    h = Harness(tmp_path / "data", database_url, sections=CLASSICAL)
+def test_the_auction_notice_shows_the_deadline_set_instead_of_suggesting_one(tmp_path, migrated_database_url):
+    h = Harness(tmp_path / "data", migrated_database_url, sections=CLASSICAL)
     try:
         h.mail(GM, "CREATE ?a gmpw blind-auction classical\nSET DEADLINE 2026-03-09 12:00")
         for i in range(5):

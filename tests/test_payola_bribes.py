@@ -373,12 +373,12 @@ def test_a_huge_offer_from_an_empty_purse_is_cut_to_nothing():
     compared with a cut at a time in tests/test_payola_property.py)."""
     import time
 
-    start = time.perf_counter()
+    start = time.thread_time()
     r = run({"France": "9999 : A PAR - BUR\n9998 : A MAR - SPA"}, units={"A PAR": "France", "A MAR": "France"},
             balances={"France": 0})
     assert r.reductions["France"] == 9999 and r.passes == 10000
     assert r.orders == {"A PAR": "A PAR - BUR", "A MAR": "A MAR - SPA"} and r.spent["France"] == 0
-    assert time.perf_counter() - start < 5  # a pass at a time: ~10,000 passes
+    assert time.thread_time() - start < 5  # a pass at a time: ~10,000 passes
 
 
 def test_repeated_offers_are_cut_each():

@@ -219,10 +219,14 @@ def test_the_seed_two_children_derivation_step_by_step():
 _LINES = [(0, 1, 2), (3, 4, 5), (6, 7, 8), (0, 3, 6), (1, 4, 7), (2, 5, 8), (0, 4, 8), (2, 4, 6)]
 
 
+# The searches below meet the same boards millions of times: their pure
+# helpers are remembered (the answers are the same, a minute less).
+@lru_cache(maxsize=None)
 def _x_line(board: str) -> bool:
     return any(all(board[i] == "X" for i in line) for line in _LINES)
 
 
+@lru_cache(maxsize=None)
 def _moves(board: str) -> dict[int, str]:
     mark = "X" if board.count("X") == board.count("O") else "O"
     return {i: board[:i] + mark + board[i + 1:] for i, c in enumerate(board) if c == "."}
@@ -235,9 +239,20 @@ def brute(board: str, x: int, o: int) -> bool:
     moves = _moves(board)
     if not moves:
         return False
-    return any(x_strategy_wins(board, x, o, d, sq) for d in range(x + 1) for sq in moves)
+    # any(x_strategy_wins(board, x, o, d, sq) for d, sq), with "O bids E >= D
+    # and loses wherever it places" gathered from O's top bid down, once for
+    # every D rather than once per (D, square).
+    if any(brute(m, x - d, o) for d in range(o + 1, x + 1) for m in moves.values()):
+        return True  # D above all of O's money: O has no reply
+    for d in range(o, -1, -1):
+        if not all(brute(m, x, o - d) for m in moves.values()):
+            return False  # O wins by bidding this; so against every lower D
+        if d <= x and (d == 0 or any(brute(m, x - d, o) for m in moves.values())):
+            return True
+    return False
 
 
+@lru_cache(maxsize=None)
 def x_strategy_wins(board: str, x: int, o: int, d: int, sq: int) -> bool:
     moves = _moves(board)
     # O bids E < D (possible when D >= 1): X pays and places on sq.

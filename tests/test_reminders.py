@@ -42,10 +42,10 @@ def test_set_reminders_is_linear_in_a_long_line():
     import time
 
     line = "1h " * 20000 + "x"
-    start = time.perf_counter()
+    start = time.thread_time()
     with pytest.raises(ReminderError):
         parse_hours(line)
-    assert time.perf_counter() - start < 0.5
+    assert time.thread_time() - start < 0.5
 
 
 def test_a_reminder_is_due_once_per_deadline_and_time_and_late_ones_make_one_mail():
@@ -161,10 +161,10 @@ def test_set_reminders_per_game_and_off(harness):
     assert "SET REMINDERS 24h 1h" in " ".join(h.body(h.last_to(GM)).split())
 
 
-def test_the_configured_reminders_are_the_default(tmp_path, database_url):
+def test_the_configured_reminders_are_the_default(tmp_path, migrated_database_url):
     from tests.harness import Harness
 
-    h = Harness(tmp_path / "data", database_url, reminder_hours=[6])
+    h = Harness(tmp_path / "data", migrated_database_url, reminder_hours=[6])
     try:
         _auction(h, "+72h")
         h.clock.advance(hours=48)

@@ -403,9 +403,9 @@ def test_a_long_text_is_read_in_one_pass():
     pass per pattern: 6 MB in well under the bound."""
     record = results_record(TWO)
     big = AGREES + ("ann bob France Russia 0123 " * 40 + "\n") * 5000 + "f" * 1_000_000 + "\n"
-    start = time.perf_counter()
+    start = time.thread_time()
     check_text(big, record)
-    assert time.perf_counter() - start < 10
+    assert time.thread_time() - start < 10
 
 
 def test_the_default_name_is_nobodys_when_two_players_share_it():

@@ -15,15 +15,15 @@ from tests.harness import Harness
 MX = "mx.judge.test"
 
 
-def _judge(tmp_path, database_url):
-    h = Harness(tmp_path / "data", database_url)
+def _judge(tmp_path, migrated_database_url):
+    h = Harness(tmp_path / "data", migrated_database_url)
     h.config = h.judge.config = type(h.config)(**{**h.config.__dict__, "trusted_authserv_ids": (MX,),
                                                  "require_authenticated_from": True})
     return h
 
 
-def test_forged_from_without_authentication_is_refused_silently(tmp_path, database_url):
-    h = _judge(tmp_path, database_url)
+def test_forged_from_without_authentication_is_refused_silently(tmp_path, migrated_database_url):
+    h = _judge(tmp_path, migrated_database_url)
     try:
         h.mail("gm@good.test", "CREATE ?g gmpw",
                headers={"Authentication-Results": f"{MX}; dkim=pass header.d=good.test; spf=pass smtp.mailfrom=good.test"})

@@ -41,10 +41,10 @@ def test_overlong_line_refused_before_regex(monkeypatch):
 
     monkeypatch.setattr(parser_module, "_parser", no_grammar)
     line = "SIGNON ?spring hunter2" + " " * 10_000_000 + "x"
-    t = time.perf_counter()
+    t = time.thread_time()
     with pytest.raises(CommandSyntaxError) as caught:
         parse_line(line, 7)
-    assert time.perf_counter() - t < 0.5
+    assert time.thread_time() - t < 0.5
     err = caught.value
     assert err.line == 7 and err.column == 1
     assert f"{len(line)} characters" in err.hint and f"at most {MAX_LINE_LENGTH}" in err.hint

@@ -13,9 +13,9 @@ from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
 def _best(f, reps: int = 3) -> float:
     best = float("inf")
     for _ in range(reps):
-        t = time.perf_counter()
+        t = time.thread_time()
         f()
-        best = min(best, time.perf_counter() - t)
+        best = min(best, time.thread_time() - t)
     return best
 
 

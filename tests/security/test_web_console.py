@@ -147,12 +147,12 @@ def test_login_guessing_is_limited_per_account_and_per_address(tmp_path):
     h.close()
 
 
-def test_the_limit_holds_across_two_apps_and_a_restart(tmp_path, database_url):
+def test_the_limit_holds_across_two_apps_and_a_restart(tmp_path, migrated_database_url):
     """The attack that got through while the count lived in one process's
     memory: guesses spread over two web processes (two apps over one store)
     each got their own 5, and a restart gave 5 more. The count is the
     store's now: together they get 5, and a new app forgets none."""
-    h = make_harness(tmp_path, database_url)
+    h = make_harness(tmp_path, migrated_database_url)
     add_moderator(h)
     now = [1000.0]
     first, second = client(h), client(h)

@@ -99,11 +99,11 @@ def test_failed_logins_are_limited_per_address_and_the_limit_passes(judge_and_cl
 
 
 @pytest.fixture
-def store(database_url):
+def store(migrated_database_url):
     """The sessions of a fresh store (SQLite and PostgreSQL)."""
     from judge.store.db import make_engine, session_factory, upgrade
 
-    engine = make_engine(database_url)
+    engine = make_engine(migrated_database_url)
     upgrade(engine)
     yield session_factory(engine)
     engine.dispose()
