@@ -141,7 +141,7 @@ def timed(cmd: list[str], env: dict, cwd: Path) -> tuple[float, float, str]:
 _WARM = r"""
 import json, statistics, sys, time
 from pathlib import Path
-from judge.methods import compiled
+from judge.methods.preference.solver import compiled
 from judge.resolution import run_resolution
 compiled.use(Path(sys.argv[2]), daemon=True)  # a daemon's process, its cache built
 data = json.load(open(sys.argv[1]))

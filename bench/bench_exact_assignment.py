@@ -1,4 +1,4 @@
-"""Timing of the exact preference assignment (judge.methods.exact_assignment).
+"""Timing of the exact preference assignment (judge.methods.preference.solver).
 
 Run:  .venv/bin/python bench/bench_exact_assignment.py [--cases 400] [--sizes 7,10,17,36]
           [--path compiled|python] [--kernels]
@@ -15,10 +15,10 @@ the machine hit both alike. Ratios are median/median and p99/p99. The gate
 at N = 36 is median ratio <= 10 and p99 ratio <= 25. Nothing is asserted.
 
 --path picks how the solver finds one optimum, its tight moves and blocks:
-the compiled kernel (judge/methods/tight_kernel.py: one call) or the path
+the compiled kernel (judge/methods/preference/solver/solver_kernel.py: one call) or the path
 without a JIT (scipy's linear_sum_assignment, potentials by Bellman-Ford in
 numpy, Tarjan in Python), which the `judge` commands run until the kernels
-are in the judge's cache (judge/methods/compiled.py). --kernels times both
+are in the judge's cache (judge/methods/preference/solver/compiled.py). --kernels times both
 alone, side by side, with scipy's linear_sum_assignment, on the cost tables
 `solve` builds for realistic matrices at each N.
 """
@@ -37,8 +37,8 @@ from scipy.optimize import linear_sum_assignment
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from judge.methods import exact_assignment  # noqa: E402
-from judge.methods.exact_assignment import solve  # noqa: E402
+from judge.methods.preference.solver import costs, linear_assignment, tight_graph  # noqa: E402
+from judge.methods.preference.solver.assignment import solve  # noqa: E402
 from judge.rng import DrawStream  # noqa: E402
 from tests.realistic_cases import realistic_matrix  # noqa: E402
 
@@ -48,29 +48,29 @@ PATHS = ("compiled", "python")
 
 def use_path(name: str) -> None:
     """Make the solver find its optimum, tight moves and blocks this way."""
-    from judge.methods import tight_kernel
+    from judge.methods.preference.solver import solver_kernel
 
-    exact_assignment._KERNEL[:] = [tight_kernel if name == "compiled" else None]
+    linear_assignment._KERNEL[:] = [solver_kernel if name == "compiled" else None]
 
 
 def _python_path(c: np.ndarray):
-    exact_assignment._KERNEL[:] = [None]
-    return exact_assignment._optimum_moves(c)
+    linear_assignment._KERNEL[:] = [None]
+    return tight_graph._optimum_moves(c)
 
 
 def cost_tables(n: int, cases: int, seed: int) -> list[np.ndarray]:
     """The padded cost tables `solve` builds for realistic N x N matrices."""
     rnd = random.Random(seed * 1000 + n)
-    return [exact_assignment._costs(realistic_matrix(rnd, n))[0] for _ in range(cases)]
+    return [costs._costs(realistic_matrix(rnd, n))[0] for _ in range(cases)]
 
 
 def time_kernels(n: int, cases: int, reps: int, seed: int) -> dict[str, float]:
     """Median microseconds of each on the same inputs, calls interleaved;
     checks on the way that the two paths agree on the optimum and the blocks."""
-    from judge.methods import tight_kernel
+    from judge.methods.preference.solver import solver_kernel
 
     mats = cost_tables(n, cases, seed)
-    ways = {"compiled": tight_kernel.optimum_moves, "python": _python_path, "lsa": linear_sum_assignment}
+    ways = {"compiled": solver_kernel.optimum_moves, "python": _python_path, "lsa": linear_sum_assignment}
     for c in mats[:20]:  # warm up (and load numba's cache)
         for f in ways.values():
             f(c)

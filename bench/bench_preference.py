@@ -62,7 +62,6 @@ from scipy.optimize import linear_sum_assignment
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench_exact_assignment import PATHS, use_path  # noqa: E402 (this directory, first on sys.path)
-from judge.methods import exact_assignment
 from judge.methods.preference.engine import (
     Params,
     Preference,
@@ -73,6 +72,7 @@ from judge.methods.preference.engine import (
     resolve,
 )
 from judge.methods.preference.engine import read_preference
+from judge.methods.preference.solver import assignment
 from judge.rng import DrawStream
 from judge.variants import STANDARD_POWERS, make_power_list
 from tests.adversarial_cases import SHAPES, Genome, anything_but, mutate, powers_of, texts
@@ -207,9 +207,9 @@ def breakdown(n: int, cases: int, seed: int) -> dict[str, float]:
         d = perf_counter_ns()
         linear_sum_assignment(neg)
         e = perf_counter_ns()
-        exact_assignment.solve(w, DrawStream(b"parts" + k.to_bytes(4, "big")))
+        assignment.solve(w, DrawStream(b"parts" + k.to_bytes(4, "big")))
         f = perf_counter_ns()
-        exact_assignment.optimum(w)
+        assignment.optimum(w)
         g = perf_counter_ns()
         resolve(powers, params, lists, DrawStream(b"whole" + k.to_bytes(4, "big")))
         h = perf_counter_ns()
@@ -268,7 +268,7 @@ def _time_method(powers, prefs, seed: bytes):
     try:
         out = resolve(powers, Params(), prefs, DrawStream(seed))
         refused = None
-    except exact_assignment.TooHard as err:
+    except assignment.TooHard as err:
         out, refused = None, str(err)
     return (perf_counter_ns() - a) / 1e9, out, refused
 

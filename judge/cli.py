@@ -47,8 +47,9 @@ def _use_grammar_cache(config) -> None:
 
 def _use_kernel_cache(data_dir: Path | None, daemon: bool = False) -> None:
     """The solver's compiled kernels only from the judge's own cache in the
-    data directory, never compiled on a command's way (judge/methods/compiled.py)."""
-    from judge.methods import compiled
+    data directory, never compiled on a command's way
+    (judge/methods/preference/solver/compiled.py)."""
+    from judge.methods.preference.solver import compiled
 
     compiled.use(data_dir, daemon=daemon)
 
@@ -127,7 +128,7 @@ def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, ve
     ctx.obj = {"config": config_path, "data_dir": data_dir}
     # The solver's kernels from the data directory's cache for the command's
     # time (a command that reads the configuration sets its data directory's).
-    from judge.methods import compiled
+    from judge.methods.preference.solver import compiled
 
     ctx.with_resource(compiled.used(data_dir))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
@@ -174,9 +175,9 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
             click.echo(json.dumps(judge.run_once(), default=str))
             _without_last_collection(judge)
             return
-        from judge.methods import compiled
+        from judge.methods.preference.solver import kernel_build
 
-        with compiled.building_in_background():
+        with kernel_build.building_in_background():
             judge.run_forever()  # its loop logs and survives faults; those at its start come here
         _without_last_collection(judge)
     except ConfigError as err:  # found at start: a folder the IMAP server refuses, the web's key...

@@ -259,10 +259,10 @@ def committed_seed(session: Session, game: Game) -> tuple[bytes, list[list[str]]
 class AssignmentRefused(Exception):
     """The preference solver refused to draw the assignment: a tied block
     too big to count whose exact draw would pass the solver's work limit
-    (exact_assignment.TooHard). No bug: the lists are legal, the master
-    chooses how to go on (SET PRFRAND, or a change of the game;
-    docs/preference.md, "Bounded work"). Raised before anything of the
-    resolution is written, so the game is left as it was."""
+    (judge.methods.preference.solver.assignment.TooHard). No bug: the lists
+    are legal, the master chooses how to go on (SET PRFRAND, or a change of
+    the game; docs/preference.md, "Bounded work"). Raised before anything
+    of the resolution is written, so the game is left as it was."""
 
     def __init__(self, players: int, powers: int, limit: str, detail: str) -> None:
         super().__init__(detail)

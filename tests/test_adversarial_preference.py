@@ -10,9 +10,9 @@ read_preference and assigned by the method's resolve, as a game would:
   draw is co-optimal and the count is right (between the bounds when the
   block was sampled); once as the solver runs by default (its counting),
   once with count_limit=1, which sends every tied block to the exact
-  sampler (judge/methods/matching_sampler.py), as blocks too big to count
+  sampler (judge/methods/preference/solver/sampler.py), as blocks too big to count
   are drawn at 36 powers. The sampler finishes each trial exactly over its
-  last matching_sampler.TAIL rows (12), which would cover a whole small
+  last sampler.TAIL rows (12), which would cover a whole small
   block: the tests also set TAIL to 0 (every step a bounded proposal and
   the exact acceptance, as in a big block) and to 3 (both);
 * the draw is uniform: chi-square over thousands of fixed seeds
@@ -22,7 +22,7 @@ read_preference and assigned by the method's resolve, as a game would:
   and the result is optimal.
 
 count_limit=1 goes to the real solver through the method
-(`_SolverSpy`): the method calls exact_assignment.solve by attribute, so
+(`_SolverSpy`): the method calls assignment.solve by attribute, so
 a wrapper that passes the limit and keeps what the solver returned sees
 the blocks the method does not report (their order and count bounds).
 """
@@ -36,13 +36,13 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from judge.methods import exact_assignment, matching_sampler
+from judge.methods.preference.solver import assignment, sampler
 from judge.methods.preference.engine import Params, doubled_values, player_order, read_preference, resolve
 from judge.rng import DrawStream
 from tests.adversarial_cases import SHAPES, powers_of, texts
 from tests.test_preference_optimum import brute_best
 
-# How a tied block was drawn (exact_assignment.Block.order): counted in one
+# How a tied block was drawn (assignment.Block.order): counted in one
 # of four orders, or sampled.
 ORDERS = {"players", "powers", "players-frontier", "powers-frontier", "sampled"}
 
@@ -61,22 +61,22 @@ def seed(k: int) -> bytes:
 
 
 class _SolverSpy:
-    """exact_assignment.solve as the method calls it, with a count_limit of
+    """assignment.solve as the method calls it, with a count_limit of
     our choosing; keeps every Solution it returned."""
 
     def __init__(self, monkeypatch: pytest.MonkeyPatch,
-                 count_limit: int = exact_assignment.DEFAULT_COUNT_LIMIT) -> None:
-        self.real = exact_assignment.solve
+                 count_limit: int = assignment.DEFAULT_COUNT_LIMIT) -> None:
+        self.real = assignment.solve
         self.count_limit = count_limit
-        self.solutions: list[exact_assignment.Solution] = []
-        monkeypatch.setattr(exact_assignment, "solve", self)
+        self.solutions: list[assignment.Solution] = []
+        monkeypatch.setattr(assignment, "solve", self)
 
     def __call__(self, *args, **kwargs):
         sol = self.real(*args, count_limit=self.count_limit, **kwargs)
         self.solutions.append(sol)
         return sol
 
-    def last(self) -> exact_assignment.Solution:
+    def last(self) -> assignment.Solution:
         return self.solutions[-1]
 
 
@@ -91,7 +91,7 @@ def pairs(outcome) -> frozenset:
 
 # How the method runs: (count_limit, the sampler's exact tail); the default,
 # and the sampler for every tied block, with and without its exact tail.
-RUNS = [(exact_assignment.DEFAULT_COUNT_LIMIT, matching_sampler.TAIL), (1, matching_sampler.TAIL), (1, 0), (1, 3)]
+RUNS = [(assignment.DEFAULT_COUNT_LIMIT, sampler.TAIL), (1, sampler.TAIL), (1, 0), (1, 3)]
 
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
@@ -106,7 +106,7 @@ def test_shapes_against_brute_force(shape, monkeypatch):
             prefs = read_all(lists, powers)
             for limit, tail in RUNS:
                 spy.count_limit = limit
-                monkeypatch.setattr(matching_sampler, "TAIL", tail)
+                monkeypatch.setattr(sampler, "TAIL", tail)
                 for s in range(2):
                     out = resolve(powers, Params(), prefs, DrawStream(seed(1000 * n + 10 * k + s)))
                     sol = spy.last()
@@ -148,7 +148,7 @@ def test_anything_but_x_counts_derangements():
 # the sampler's exact tail): count_limit=1 draws by the sampler (tail 0:
 # bounded proposals and the exact acceptance only, as in a big block), the
 # default by counting. Each shape is one that, at 36 powers, is too big to count.
-DEFAULT = exact_assignment.DEFAULT_COUNT_LIMIT
+DEFAULT = assignment.DEFAULT_COUNT_LIMIT
 UNIFORM = [
     ("anything-but-X", 5, 0, 30, 1, 0),
     ("two-power brackets", 6, 0, 80, 1, 0),
@@ -156,17 +156,17 @@ UNIFORM = [
     ("sparse brackets", 5, 0, 30, 1, 0),
     ("lists of pairs", 7, 0, 60, 1, 0),
     ("anything-but-X", 5, 1, 30, 1, 3),
-    ("anything-but-X", 6, 0, 20, DEFAULT, matching_sampler.TAIL),
-    ("anything-but-X, some alike", 6, 1, 20, DEFAULT, matching_sampler.TAIL),
-    ("dense brackets", 6, 0, 60, DEFAULT, matching_sampler.TAIL),
-    ("mixed", 8, 0, 60, DEFAULT, matching_sampler.TAIL),
+    ("anything-but-X", 6, 0, 20, DEFAULT, sampler.TAIL),
+    ("anything-but-X, some alike", 6, 1, 20, DEFAULT, sampler.TAIL),
+    ("dense brackets", 6, 0, 60, DEFAULT, sampler.TAIL),
+    ("mixed", 8, 0, 60, DEFAULT, sampler.TAIL),
 ]
 
 
 @pytest.mark.parametrize("shape, n, k, per, limit, tail", UNIFORM)
 def test_draw_is_uniform_among_all_best(shape, n, k, per, limit, tail, monkeypatch):
     spy = _SolverSpy(monkeypatch, limit)
-    monkeypatch.setattr(matching_sampler, "TAIL", tail)
+    monkeypatch.setattr(sampler, "TAIL", tail)
     powers = powers_of(n)
     lists = profile(shape, n, k)
     _, _, _, best = brute_best(lists, powers.names)
@@ -209,7 +209,7 @@ def test_large_shapes_are_drawn_exactly(shape, n, monkeypatch):
         assert all(1 < b.low <= b.count <= b.high for b in sol.blocks), where
         assert sorted(w for ws in out.assignment.values() for w in ws) == sorted(powers.names), where
         weights = np.array([_row(prefs[pl], powers) for pl in player_order(prefs)], dtype=np.int64)
-        assert (sol.total, sol.sum_squares) == exact_assignment.optimum(weights), where
+        assert (sol.total, sol.sum_squares) == assignment.optimum(weights), where
         assert out.total * 2 == sol.total, where
 
 

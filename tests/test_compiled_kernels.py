@@ -1,9 +1,11 @@
-"""The solver's compiled kernels and their cache (judge/methods/compiled.py,
-issue 29): a `judge` command never compiles; it loads the kernels from the
-judge's own cache in its data directory once `judge compile` (or `judge
-serve`, in the background) has built it, and runs the same code in Python
-until then, with the same results; the build compiles every signature the
-solver calls, so nothing compiles later; a stale cache is not used.
+"""The solver's compiled kernels and their cache
+(judge/methods/preference/solver/compiled.py, issue 29): a `judge` command
+never compiles; it loads the kernels from the judge's own cache in its data
+directory once `judge compile` (or `judge serve`, in the background) has
+built it, and runs the same code in Python until then, with the same
+results; the build compiles every signature the solver calls, so nothing
+compiles later; a stale cache is not used, and the stamp that tells names
+every source the kernels are compiled from.
 
 The build compiles the kernels (some 20 s of CPU), once for this module.
 """
@@ -40,19 +42,19 @@ SAMPLED = {"method": "preference", "powers": power_names(24), "params": {"mode":
 _PROBE = r"""
 import json, sys
 from pathlib import Path
-from judge.methods import compiled
+from judge.methods.preference.solver import compiled
 from judge.resolution import run_resolution
 compiled.use(folder=Path(sys.argv[1]), daemon="daemon" in sys.argv[2:])
 out = {"results": [run_resolution(json.loads(Path(f).read_text()), b"probe") for f in sys.argv[3:]]}
 out["numba"] = "numba" in sys.modules
 out["stats"] = {}
 if out["numba"]:
-    from judge.methods import matching_kernel, tight_kernel
+    from judge.methods.preference.solver import sampler_kernel, solver_kernel
     for name in ("analyse", "optimum", "uncontested"):
-        d = getattr(tight_kernel, name)
+        d = getattr(solver_kernel, name)
         out["stats"][name] = [sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values()), len(d.signatures)]
     for name in ("frontier", "paths", "node_bounds", "trials"):
-        d = getattr(matching_kernel, name)
+        d = getattr(sampler_kernel, name)
         out["stats"][name] = [sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values()), len(d.signatures)]
 print(json.dumps(out, default=str))
 """
@@ -150,7 +152,7 @@ def test_no_later_solve_adds_a_signature(built):
     code = r"""
 import json, random, sys
 from pathlib import Path
-from judge.methods import compiled, matching_kernel, tight_kernel
+from judge.methods.preference.solver import compiled, sampler_kernel, solver_kernel
 from judge.methods.preference import engine
 from judge.rng import DrawStream
 from judge.variants import make_power_list
@@ -168,8 +170,8 @@ for name, names, params, lists in games:
     except Exception as err:
         if type(err).__name__ != "TooHard":
             raise
-kernels = [getattr(tight_kernel, k) for k in ("analyse", "optimum", "uncontested")]
-kernels += [getattr(matching_kernel, k) for k in ("frontier", "paths", "node_bounds", "trials")]
+kernels = [getattr(solver_kernel, k) for k in ("analyse", "optimum", "uncontested")]
+kernels += [getattr(sampler_kernel, k) for k in ("frontier", "paths", "node_bounds", "trials")]
 print(json.dumps([[k.__name__, len(k.signatures), sum(k.stats.cache_misses.values())] for k in kernels]))
 """
     run = subprocess.run([sys.executable, "-c", code, str(built / "cache" / "numba")], capture_output=True, text=True,
@@ -201,7 +203,7 @@ def test_serve_builds_the_cache_in_the_background_and_stops_it_with_itself(tmp_p
         text = log.read_text()
         assert f"compiling the solver's kernels into {tmp_path / 'data' / 'cache' / 'numba'}" in text, text
         child = int(text.split("in the background (pid ")[1].split(")")[0])
-        assert "judge.methods.compiled" in Path(f"/proc/{child}/cmdline").read_bytes().decode()
+        assert "judge.methods.preference.solver.kernel_build" in Path(f"/proc/{child}/cmdline").read_bytes().decode()
 
         def nice() -> int:
             return int(Path(f"/proc/{child}/stat").read_text().rsplit(")", 1)[1].split()[16])
@@ -280,7 +282,7 @@ def test_deliver_that_fills_a_game_resolves_it_without_numba(tmp_path):
 @pytest.fixture
 def policy(monkeypatch):
     """compiled's process-wide state and numba's cache folder, put back."""
-    from judge.methods import compiled
+    from judge.methods.preference.solver import compiled
 
     monkeypatch.setattr(compiled, "_state", dict(compiled._state))
     saved = os.environ.get("NUMBA_CACHE_DIR")
@@ -328,3 +330,40 @@ def test_a_command_run_inside_another_program_leaves_the_policy_as_it_was(tmp_pa
     assert result.exit_code == 0, result.output
     assert compiled._state == before and "NUMBA_CACHE_DIR" not in os.environ
     assert compiled.allowed("solver")
+
+
+def test_the_stamp_names_every_source_the_kernels_are_compiled_from():
+    """numba's cache index checks the file of each compiled function only,
+    and compiles the value of every constant a kernel reads into its
+    machine code: the stamp names each file a kernel is compiled from, the
+    files that define those constants and sampler_kernel.py (how they are
+    compiled), and no other, so that a changed source makes the cache
+    stale."""
+    pytest.importorskip("numba")
+    import ast
+    import inspect
+
+    import numpy as np
+
+    from judge.methods.preference.solver import compiled, sampler_kernel, solver_kernel
+
+    dispatchers = [d for d in vars(solver_kernel).values() if hasattr(d, "py_func")]
+    dispatchers += list(sampler_kernel._compiled.values())
+    assert len(dispatchers) == 10 + 18
+    files = {Path(inspect.getfile(d.py_func)).resolve() for d in dispatchers}
+    stamped = {Path(name) for name in compiled._sources()}
+    assert stamped == files | {Path(sampler_kernel.__file__).resolve()}
+    defined = set()
+    for path in stamped:
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.Assign):  # (NAME = ... and A, B = ...)
+                defined |= {name.id for target in node.targets for name in ast.walk(target)
+                            if isinstance(name, ast.Name)}
+    constants = 0
+    for d in dispatchers:
+        for name in d.py_func.__code__.co_names:
+            value = d.py_func.__globals__.get(name)
+            if isinstance(value, (int, float, np.generic)) and not isinstance(value, bool):
+                assert name in defined, (d.py_func.__name__, name)
+                constants += 1
+    assert constants > 10  # (the step constants of the sampler, the kernel's statuses)

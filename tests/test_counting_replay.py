@@ -1,4 +1,4 @@
-"""The counting tries of judge/methods/exact_assignment.py give up early
+"""The counting tries of judge/methods/preference/solver/ give up early
 (issue 12: a try that fails costs little time and memory), and never change
 a result: a block counted before is counted in the same order, with the
 same count and the same numbering, so every result recorded earlier
@@ -25,11 +25,12 @@ import hashlib
 import json
 import random
 import tracemalloc
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 
-from judge.methods import exact_assignment as ea
+from judge.methods.preference.solver import assignment, counting, line_dp, line_dp_numpy, tight_graph
 from judge.methods.preference.engine import doubled_values, player_order, read_preference
 from tests.adversarial_cases import SHAPES, mutate, powers_of, texts
 from tests.realistic_cases import realistic_matrix
@@ -41,6 +42,10 @@ from tests.realistic_cases import realistic_matrix
 # digest means that some block is no longer counted as before: a result
 # recorded earlier would not replay. Never update it to make the test pass.
 REPLAY_DIGEST = "7d7a915c5c417812f1ce1191b7ad4c4989bb917e43ee2e96c9ca10de524ded91"
+# What replay_digest reads of the solver, now a package (issue 28) rather
+# than the one module it was when the digest was made.
+SOLVER = SimpleNamespace(_analyse=tight_graph._analyse, _count_block=counting._count_block,
+                         _unrank_block=counting._unrank_block, DEFAULT_COUNT_LIMIT=assignment.DEFAULT_COUNT_LIMIT)
 
 
 def _weights(genome, n: int) -> np.ndarray:
@@ -96,7 +101,7 @@ def replay_digest(module, profiles=None) -> str:
 
 
 def test_counted_blocks_replay():
-    assert replay_digest(ea) == REPLAY_DIGEST
+    assert replay_digest(SOLVER) == REPLAY_DIGEST
 
 
 # --------------------------------------------------------------------------
@@ -113,10 +118,10 @@ def _random_tables(rnd: random.Random, cases: int, max_m: int):
         pattern = [rnd.random() < 0.6 for _ in range(m)]
         for line in range(n_real, m):  # dummy lines are alike
             a[line] = list(pattern)
-        yield a, n_real, ea._slot_types([tuple(x) for x in zip(*a)], [False] * m)
+        yield a, n_real, line_dp._slot_types([tuple(x) for x in zip(*a)], [False] * m)
 
 
-@pytest.mark.parametrize("engine", [ea._LineDP, ea._LineDPVec])
+@pytest.mark.parametrize("engine", [line_dp._LineDP, line_dp_numpy._LineDPVec])
 def test_a_try_fits_at_its_states_and_fails_one_below(engine):
     """The early give-ups (the floor on the states to come, a layer's part
     or edges, its merged pieces) stop only tries that would pass the limit."""
@@ -131,7 +136,7 @@ def test_a_try_fits_at_its_states_and_fails_one_below(engine):
             fits += 1
         for limit in {states - 1, states // 2, states // 5, 1} - {0}:
             if limit < states:
-                with pytest.raises(ea._TooBig):
+                with pytest.raises(line_dp._TooBig):
                     engine(a, n_real, types, limit)
                 fails += 1
     assert fits > 900 and fails > 900
@@ -140,15 +145,15 @@ def test_a_try_fits_at_its_states_and_fails_one_below(engine):
 def _block_tables(profiles):
     """Both counting orders of every block of the profiles, as DP inputs."""
     for _, w in profiles:
-        an = ea._analyse(w)
+        an = tight_graph._analyse(w)
         for raw in an.blocks:
             a = raw.allowed
             at = [list(x) for x in zip(*a)]
             n_rows = sum(r < an.p for r in raw.rows)
             n_cols = sum(c < an.q for c in raw.cols)
             if n_rows and n_cols:
-                yield a, n_rows, ea._slot_types([tuple(x) for x in at], [c >= an.q for c in raw.cols])
-                yield at, n_cols, ea._slot_types([tuple(x) for x in a], [r >= an.p for r in raw.rows])
+                yield a, n_rows, line_dp._slot_types([tuple(x) for x in at], [c >= an.q for c in raw.cols])
+                yield at, n_cols, line_dp._slot_types([tuple(x) for x in a], [r >= an.p for r in raw.rows])
 
 
 def test_blocks_fit_at_their_states_and_fail_one_below():
@@ -157,12 +162,12 @@ def test_blocks_fit_at_their_states_and_fail_one_below():
     fits = 0
     for table, n_real, types in _block_tables(replay_profiles()[::3]):
         try:
-            states = ea._line_dp(table, n_real, types, 300_000, listed=False).states
-        except ea._TooBig:
+            states = counting._line_dp(table, n_real, types, 300_000, listed=False).states
+        except line_dp._TooBig:
             continue
-        assert ea._line_dp(table, n_real, types, states, listed=False).states == states
-        with pytest.raises(ea._TooBig):
-            ea._line_dp(table, n_real, types, states - 1, listed=False)
+        assert counting._line_dp(table, n_real, types, states, listed=False).states == states
+        with pytest.raises(line_dp._TooBig):
+            counting._line_dp(table, n_real, types, states - 1, listed=False)
         fits += 1
     assert fits > 100
 
@@ -193,12 +198,12 @@ def test_small_blocks_are_listed_in_the_dps_order():
         for s in range(m - dummies, m):  # and dummy slots too
             for line in range(m):
                 a[line][s] = a[line][m - dummies] if dummies else a[line][s]
-        types = ea._slot_types([tuple(x) for x in zip(*a)], [s >= m - dummies for s in range(m)])
-        dp = ea._LineDP(a, n_real, types, 10**6)
-        fast = ea._line_dp(a, n_real, types, 10**6)
+        types = line_dp._slot_types([tuple(x) for x in zip(*a)], [s >= m - dummies for s in range(m)])
+        dp = line_dp._LineDP(a, n_real, types, 10**6)
+        fast = counting._line_dp(a, n_real, types, 10**6)
         assert fast.count == dp.count, (a, n_real, dummies)
         assert [fast.unrank(r) for r in range(fast.count)] == [dp.unrank(r) for r in range(dp.count)]
-        listed += isinstance(fast, ea._ListedDP)
+        listed += isinstance(fast, counting._ListedDP)
         checked += dp.count > 1
     assert listed > 4000 and checked > 1000
 
@@ -206,14 +211,14 @@ def test_small_blocks_are_listed_in_the_dps_order():
 def test_merging_in_pieces_changes_nothing(monkeypatch):
     rnd = random.Random(31)
     tables = list(_random_tables(rnd, 200, 14))
-    whole = [ea._LineDPVec(a, n_real, types, 10**6) for a, n_real, types in tables]
-    monkeypatch.setattr(ea, "_MERGE_CODES", 3)
+    whole = [line_dp_numpy._LineDPVec(a, n_real, types, 10**6) for a, n_real, types in tables]
+    monkeypatch.setattr(line_dp_numpy, "_MERGE_CODES", 3)
     for (a, n_real, types), ref in zip(tables, whole):
-        dp = ea._LineDPVec(a, n_real, types, 10**6)
+        dp = line_dp_numpy._LineDPVec(a, n_real, types, 10**6)
         assert dp.count == ref.count and dp.states == ref.states
         assert all(np.array_equal(x, y) for x, y in zip(dp.layers, ref.layers))
-        with pytest.raises(ea._TooBig):
-            ea._LineDPVec(a, n_real, types, ref.states - 1)
+        with pytest.raises(line_dp._TooBig):
+            line_dp_numpy._LineDPVec(a, n_real, types, ref.states - 1)
 
 
 # --------------------------------------------------------------------------
@@ -222,7 +227,7 @@ def test_merging_in_pieces_changes_nothing(monkeypatch):
 
 
 def _frontier_reference(table, n_real):
-    """The frontier order by its definition (ea._frontier_order's docstring)."""
+    """The frontier order by its definition (counting._frontier_order's docstring)."""
     m = len(table)
     left = [sum(table[x][s] for x in range(n_real)) for s in range(m)]
     touched = [False] * m
@@ -249,7 +254,7 @@ def _frontier_reference(table, n_real):
 def test_frontier_order_matches_its_definition():
     rnd = random.Random(99)
     for a, n_real, _ in _random_tables(rnd, 400, 30):
-        assert ea._frontier_order(a, n_real) == _frontier_reference(a, n_real)
+        assert counting._frontier_order(a, n_real) == _frontier_reference(a, n_real)
 
 
 # --------------------------------------------------------------------------
@@ -268,10 +273,10 @@ FAILING = [("anything-but-X", 36, 42.9), ("anything-but-X, some alike", 36, 21.7
 @pytest.mark.parametrize("shape, n, before", FAILING)
 def test_failing_tries_stay_small(shape, n, before):
     w = _weights(SHAPES[shape](n, random.Random(f"{shape}/{n}/0")), n)
-    an = ea._analyse(w)
+    an = tight_graph._analyse(w)
     tracemalloc.start()
     try:
-        counted = [ea._count_block(raw, an.p, an.q, ea.DEFAULT_COUNT_LIMIT) for raw in an.blocks]
+        counted = [counting._count_block(raw, an.p, an.q, assignment.DEFAULT_COUNT_LIMIT) for raw in an.blocks]
         peak = tracemalloc.get_traced_memory()[1] / 2**20
     finally:
         tracemalloc.stop()

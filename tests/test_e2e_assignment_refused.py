@@ -26,7 +26,7 @@ import pytest
 from sqlalchemy import select
 
 from judge.games import find_game
-from judge.methods import exact_assignment
+from judge.methods.preference.solver import assignment
 from judge.resolution import run_resolution
 from judge.store.models import Event, Resolution
 from tests.adversarial_cases import anything_but, power_names, texts
@@ -43,7 +43,7 @@ PLAYERS = list(LISTS)
 
 @pytest.fixture
 def h(tmp_path, migrated_database_url, monkeypatch):
-    monkeypatch.setitem(exact_assignment.solve.__kwdefaults__, "work_limit", 0)
+    monkeypatch.setitem(assignment.solve.__kwdefaults__, "work_limit", 0)
     harness = Harness(tmp_path / "data", migrated_database_url, sections={"variants": {"big": {"powers": NAMES}}},
                       default_method="preference", moderators=[MOD])
     yield harness

@@ -1,4 +1,4 @@
-"""judge.methods.exact_assignment: best total, then lowest spread, then a
+"""judge.methods.preference.solver: best total, then lowest spread, then a
 uniform draw among ALL co-optimal assignments (docstring of the module).
 
 Checked against brute force over all injective assignments, exhaustively for
@@ -21,8 +21,9 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from judge.methods import exact_assignment as ea
-from judge.methods.exact_assignment import Block, Solution, optimum, solve
+from judge.methods.preference.solver import assignment, costs, counting, line_dp, line_dp_numpy, linear_assignment
+from judge.methods.preference.solver import tight_graph
+from judge.methods.preference.solver.assignment import Block, Solution, optimum, solve
 from judge.rng import DrawStream, word
 from tests.realistic_cases import realistic_matrix
 
@@ -117,7 +118,7 @@ def all_unranked(w) -> list[tuple]:
     """Every assignment reachable by unranking, in the product of the block
     ranks (block 0 slowest)."""
     base = list(solve(w).assignment)
-    per_block = ea._all_block_assignments(w)
+    per_block = assignment._all_block_assignments(w)
     out = []
     for combo in itertools.product(*per_block):
         a = list(base)
@@ -280,7 +281,7 @@ def test_unranking_is_a_bijection():
 def test_canonical_order_players():
     # one block, order "players": sorted by the power of player 0, then player 1, ...
     w = [[2, 2, 0], [2, 2, 2], [0, 2, 2]]
-    (block_list,) = ea._all_block_assignments(w)
+    (block_list,) = assignment._all_block_assignments(w)
     assert solve(w).blocks[0].order == "players"
     got = [tuple(d[r] for r in range(3)) for d in block_list]
     assert got == sorted(got) == [(0, 1, 2), (0, 2, 1), (1, 0, 2)]
@@ -291,7 +292,7 @@ def test_canonical_order_with_nothing_last():
     # player of power 0, then the player of power 1.
     w = np.ones((3, 2), dtype=int)
     sol = solve(w)
-    (block_list,) = ea._all_block_assignments(w)
+    (block_list,) = assignment._all_block_assignments(w)
     order = sol.blocks[0].order
     if order == "powers":
         keys = []
@@ -308,7 +309,7 @@ def test_order_matches_listing_for_random_blocks():
     rnd = random.Random(31337)
     for p, q in shapes(rnd, 300, 7):
         w = random_matrix(rnd, p, q)
-        an_blocks = ea._all_block_assignments(w)
+        an_blocks = assignment._all_block_assignments(w)
         sol = solve(w)
         for blk, listing in zip(sol.blocks, an_blocks):
             if blk.order == "players":
@@ -396,7 +397,7 @@ def test_below_big_equals_below_for_one_word():
     for n in (2, 3, 7, 720, 2**32 + 1, 2**63 + 5, 2**64):
         a, b = DrawStream(SEED), DrawStream(SEED)
         for _ in range(20):
-            assert ea._below_big(a, n) == b.below(n)
+            assert assignment._below_big(a, n) == b.below(n)
         assert a.counter == b.counter
 
 
@@ -408,7 +409,7 @@ def test_below_big_multiword_replay_with_rejections():
         stream = DrawStream(sd)
         start = 0
         for _ in range(3):
-            got = ea._below_big(stream, n)
+            got = assignment._below_big(stream, n)
             value_, counter, rejected, nxt = replay_big(sd, start, n)
             assert got == (value_, counter, rejected)
             assert stream.counter == nxt
@@ -524,7 +525,7 @@ def test_sampled_reaches_everything_uniformly_on_small_case():
 
 def test_a_block_past_the_work_limit_is_refused_clearly():
     w = np.full((6, 6), 2, dtype=int)
-    with pytest.raises(ea.TooHard) as err:
+    with pytest.raises(assignment.TooHard) as err:
         solve(w, DrawStream(SEED), count_limit=1, work_limit=0)
     assert "SET PRFRAND" in str(err.value) and "6 players" in str(err.value)
 
@@ -545,7 +546,7 @@ def test_dataclasses():
 def _dp_pairs(w):
     """Both orientations of every block of w, as DP inputs."""
     p, q = np.asarray(w).shape
-    for raw in ea._analyse(w).blocks:
+    for raw in tight_graph._analyse(w).blocks:
         a = raw.allowed
         at = [list(x) for x in zip(*a)]
         col_dummy = [c >= q for c in raw.cols]
@@ -553,8 +554,8 @@ def _dp_pairs(w):
         n_rows = sum(r < p for r in raw.rows)
         n_cols = sum(c < q for c in raw.cols)
         if n_rows and n_cols:
-            yield a, n_rows, ea._slot_types([tuple(x) for x in at], col_dummy)
-            yield at, n_cols, ea._slot_types([tuple(x) for x in a], row_dummy)
+            yield a, n_rows, line_dp._slot_types([tuple(x) for x in at], col_dummy)
+            yield at, n_cols, line_dp._slot_types([tuple(x) for x in a], row_dummy)
 
 
 def test_python_and_numpy_dp_agree():
@@ -563,8 +564,8 @@ def test_python_and_numpy_dp_agree():
     for p, q in shapes(rnd, 1500, 9):
         w = random_matrix(rnd, p, q)
         for table, n_real, types in _dp_pairs(w):
-            d1 = ea._LineDP(table, n_real, types, 10**9)
-            d2 = ea._LineDPVec(table, n_real, types, 10**9)
+            d1 = line_dp._LineDP(table, n_real, types, 10**9)
+            d2 = line_dp_numpy._LineDPVec(table, n_real, types, 10**9)
             assert d1.count == d2.count
             ranks = range(d1.count) if d1.count <= 60 else [0, 1, d1.count // 3, d1.count - 1]
             for r in ranks:
@@ -574,16 +575,16 @@ def test_python_and_numpy_dp_agree():
     # big counts: object (Python int) arithmetic in the numpy engine
     for m in (21, 36):
         a = [[True] * m for _ in range(m)]
-        types = ea._slot_types([tuple(x) for x in a], [False] * m)
-        d1 = ea._LineDP(a, m, types, 10**6)
-        d2 = ea._LineDPVec(a, m, types, 10**6)
+        types = line_dp._slot_types([tuple(x) for x in a], [False] * m)
+        d1 = line_dp._LineDP(a, m, types, 10**6)
+        d2 = line_dp_numpy._LineDPVec(a, m, types, 10**6)
         assert d1.count == d2.count == math.factorial(m)
         for r in (0, 1, 10**20 % d1.count, d1.count - 1):
             assert d1.unrank(r) == d2.unrank(r)
 
 
 def test_numpy_engine_against_brute_force(monkeypatch):
-    monkeypatch.setattr(ea, "_VEC_FROM", 0)
+    monkeypatch.setattr(counting, "_VEC_FROM", 0)
     rnd = random.Random(141)
     for case, (p, q) in enumerate(shapes(rnd, 300, 7)):
         w = random_matrix(rnd, p, q)
@@ -613,7 +614,7 @@ def test_result_does_not_depend_on_which_optimum_scipy_returns(monkeypatch):
     """Only the set of co-optimal assignments matters: replace scipy's solver
     by one returning another optimal permutation, same outcome per seed."""
     rnd = random.Random(404)
-    real_lsa = ea._lsa
+    real_lsa = linear_assignment._lsa
     for case in range(60):
         p, q = rnd.randint(1, 6), rnd.randint(1, 6)
         w = random_matrix(rnd, p, q)
@@ -631,10 +632,10 @@ def test_result_does_not_depend_on_which_optimum_scipy_returns(monkeypatch):
             assert costs.min() == c[real_lsa(c)].sum()
             return np.arange(n), pick
 
-        monkeypatch.setattr(ea, "_lsa", other_lsa)
+        monkeypatch.setattr(tight_graph, "_lsa", other_lsa)
         for k in range(3):
             assert solve(w, DrawStream(seed(k))) == reference[k]
-        monkeypatch.setattr(ea, "_lsa", real_lsa)
+        monkeypatch.setattr(tight_graph, "_lsa", real_lsa)
 
 
 def _partition(label) -> list[tuple[int, ...]]:
@@ -648,17 +649,17 @@ def _partition(label) -> list[tuple[int, ...]]:
 @pytest.fixture
 def paths(monkeypatch):
     """Runs a function of the solver once through the compiled kernel
-    (judge/methods/tight_kernel.py) and once through the Python path
+    (judge/methods/preference/solver/solver_kernel.py) and once through the Python path
     (scipy's or the small-table Hungarian's assignment, then
     _tight_components_py): returns both results."""
-    from judge.methods import tight_kernel
+    from judge.methods.preference.solver import solver_kernel
 
     def both(f, *args, **kwargs):
         out = []
-        for kernel in (tight_kernel, None):
-            monkeypatch.setattr(ea, "_KERNEL", [kernel])
+        for kernel in (solver_kernel, None):
+            monkeypatch.setattr(linear_assignment, "_KERNEL", [kernel])
             out.append(f(*args, **kwargs))
-        monkeypatch.setattr(ea, "_KERNEL", [])
+        monkeypatch.setattr(linear_assignment, "_KERNEL", [])
         return out
 
     return both
@@ -668,11 +669,11 @@ def _same_analysis(paths, w, bonus=None, what=None) -> bool:
     """Both paths give the same optimum and the same blocks (players,
     powers, the tight pairs inside them); each its own optimal assignment.
     Returns whether there was a block."""
-    compiled, python = paths(ea._analyse, w, bonus)
+    compiled, python = paths(tight_graph._analyse, w, bonus)
     assert (compiled.total, compiled.sum_squares, compiled.bonus) == (python.total, python.sum_squares,
                                                                         python.bonus), what
     assert compiled.blocks == python.blocks, what
-    c, *_ = ea._costs(ea._as_matrix(w), ea._as_bonus(bonus, ea._as_matrix(w)))
+    c, *_ = costs._costs(costs._as_matrix(w), costs._as_bonus(bonus, costs._as_matrix(w)))
     n = c.shape[0]
     assert c[np.arange(n), compiled.sigma].sum() == c[np.arange(n), python.sigma].sum(), what
     assert sorted(compiled.sigma) == list(range(n)), what
@@ -712,7 +713,7 @@ def test_compiled_and_python_paths_agree_on_built_tables(paths):
         r = rnd.integers(0, 4, size=(n, n)) * (rnd.random((n, n)) < rnd.random())
         r[np.arange(n), rnd.permutation(n)] = 0  # an assignment of reduced cost 0: optimal
         c = u[:, None] + v[None, :] + r
-        compiled, python = paths(ea._optimum_moves, np.ascontiguousarray(c, dtype=np.int64))
+        compiled, python = paths(tight_graph._optimum_moves, np.ascontiguousarray(c, dtype=np.int64))
         assert compiled[1] == python[1] == int(u.sum() + v.sum()), case
         blocks = [g for g in _partition(python[3]) if len(g) > 1]
         assert [g for g in _partition(compiled[3]) if len(g) > 1] == blocks, case
@@ -726,35 +727,35 @@ def test_compiled_and_python_paths_agree_on_built_tables(paths):
         c[np.arange(n), np.arange(n)] = 1
         c[np.arange(1, n), np.arange(n - 1)] = 0
         c[0, n - 1] = 2 * n
-        compiled, python = paths(ea._optimum_moves, c)
+        compiled, python = paths(tight_graph._optimum_moves, c)
         assert compiled[1] == python[1] and _partition(compiled[3]) == _partition(python[3])
         big = (2**53 - 1) // (n + 1)
         c = np.where(np.eye(n, dtype=bool), 0, big).astype(np.int64)
-        compiled, python = paths(ea._optimum_moves, c)
+        compiled, python = paths(tight_graph._optimum_moves, c)
         assert compiled[1] == python[1] == 0
-        compiled, python = paths(ea._optimum_moves, np.zeros((n, n), dtype=np.int64))
+        compiled, python = paths(tight_graph._optimum_moves, np.zeros((n, n), dtype=np.int64))
         assert _partition(compiled[3]) == _partition(python[3]) == [tuple(range(n))]
 
 
 def test_the_compiled_assignment_is_optimal_with_its_potentials():
-    """tight_kernel's assignment costs what scipy's does, and its
+    """solver_kernel's assignment costs what scipy's does, and its
     potentials are dual feasible and tight on it (what the tight moves
     rest on), in exact integers up to the 2**53 bound."""
     from scipy.optimize import linear_sum_assignment
 
-    from judge.methods import tight_kernel
+    from judge.methods.preference.solver import solver_kernel
 
     rnd = random.Random(53)
     for _ in range(1500):
         n = rnd.randint(1, 45)
         top = rnd.choice([1, 3, 50, 10**6, 2**53 // 64])
         c = np.array([[rnd.randint(0, top) for _ in range(n)] for _ in range(n)], dtype=np.int64)
-        col4row, u, v = tight_kernel._assign(c)
+        col4row, u, v = solver_kernel._assign(c)
         assert sorted(col4row.tolist()) == list(range(n))
         reduced = c - u[:, None] - v[None, :]
         assert reduced.min() >= 0 and (reduced[np.arange(n), col4row] == 0).all()
         r, k = linear_sum_assignment(c)
-        cols, cost = tight_kernel.assign(c)
+        cols, cost = solver_kernel.assign(c)
         assert int(cost) == int(c[r, k].sum()) == int(c[np.arange(n), col4row].sum())
         assert (cols == col4row).all()
 
@@ -767,13 +768,13 @@ def test_the_python_path_refuses_a_non_optimal_assignment():
     for case in range(200):
         n = int(rnd.integers(2, 37))
         w = rnd.integers(0, int(rnd.integers(2, 8)), size=(n, n)) * 2
-        c, *_ = ea._costs(w)
+        c, *_ = costs._costs(w)
         sigma = rnd.permutation(n)
-        rows, cols = ea._lsa(c)
+        rows, cols = linear_assignment._lsa(c)
         optimal = c[:, sigma].diagonal().sum() == c[rows, cols].sum()
         cs = c[:, sigma]
         try:
-            ea._tight_components_py(cs - cs.diagonal()[:, None])
+            tight_graph._tight_components_py(cs - cs.diagonal()[:, None])
             ok = True
         except AssertionError:
             ok = False
@@ -864,7 +865,7 @@ def test_the_compiled_kernel_is_loaded_for_large_blocks_only(n, loads):
     """numba costs a process ~0.27 s: a 7-player game (all tied: one block of
     7) never loads it, a block of 14 players does (COMPILED_FROM)."""
     code = ("import sys, numpy as np\n"
-            "from judge.methods.exact_assignment import solve\n"
+            "from judge.methods.preference.solver.assignment import solve\n"
             f"sol = solve(np.zeros(({n}, {n}), dtype=np.int64))\n"
             f"assert sol.tied > 1 and len(sol.blocks) == 1 and len(sol.blocks[0].rows) == {n}\n"
             "print('numba' in sys.modules)\n")
@@ -881,10 +882,11 @@ def test_the_small_tables_hungarian_finds_what_scipy_finds():
 
     rnd = random.Random(77)
     for case in range(2200):
-        n = rnd.randint(1, ea.SMALL_LSA) if case < 2000 else rnd.randint(ea.SMALL_LSA, ea.HUNGARIAN_UP_TO)
+        small, up_to = linear_assignment.SMALL_LSA, linear_assignment.HUNGARIAN_UP_TO
+        n = rnd.randint(1, small) if case < 2000 else rnd.randint(small, up_to)
         top = rnd.choice([1, 3, 50, 10**15])
         c = np.array([[rnd.randint(0, top) for _ in range(n)] for _ in range(n)], dtype=np.int64)
-        rows, cols = ea._small_lsa(c)
+        rows, cols = linear_assignment._small_lsa(c)
         assert sorted(cols.tolist()) == list(range(n))
         r, k = linear_sum_assignment(c)
         assert int(c[rows, cols].sum()) == int(c[r, k].sum())

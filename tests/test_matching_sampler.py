@@ -1,4 +1,4 @@
-"""judge.methods.matching_sampler: one perfect matching drawn exactly
+"""judge.methods.preference.solver.sampler: one perfect matching drawn exactly
 uniformly without counting (docs/preference.md, "Blocks too big to count").
 
 Uniformity against brute force with chi-square over fixed keys (so the test
@@ -16,7 +16,11 @@ import numpy as np
 import pytest
 from scipy.stats import chisquare
 
-from judge.methods import matching_sampler as ms
+from judge.methods.preference.solver import sampler as ms
+from judge.methods.preference.solver.sampler_exact_lines import _exact_form, _node_bounds
+from judge.methods.preference.solver.sampler_frontier import _frontier, _paths
+from judge.methods.preference.solver.sampler_trials import _trials
+from judge.methods.preference.solver.sampler_words import _bernoulli, _Words
 
 M64 = (1 << 64) - 1
 
@@ -42,19 +46,19 @@ def test_philox_known_answer_and_the_sampler_words():
     assert philox4x64_10([0, 0, 0, 0], [0, 0]) == [
         0x16554D9ECA36314C, 0xDB20FE9D672D0FDC, 0xD7E772CEE186176B, 0x7E68B68AEC7BA23B]
     key = (0x0123456789ABCDEF, 0xFEDCBA9876543210)
-    words = ms._Words(key)
+    words = _Words(key)
     expected = [w >> 2 for c in range(1, 4) for w in philox4x64_10([c, 0, 0, 0], list(key))]
     assert [words.word(k) for k in range(12)] == expected  # word k: block k // 4 + 1
 
 
 def test_bernoulli_is_exact():
-    words = ms._Words((5, 6))
+    words = _Words((5, 6))
     # p = w / 2**62 exactly: a word equal to it ends p's expansion -> reject
     w0 = words.word(0)
-    assert ms._bernoulli(Fraction(w0, 1 << 62), words, 0) == (False, 1)
-    assert ms._bernoulli(Fraction(w0 + 1, 1 << 62), words, 0) == (True, 1)
-    assert ms._bernoulli(Fraction(1), words, 0)[0] and not ms._bernoulli(Fraction(0), words, 0)[0]
-    hits = sum(ms._bernoulli(Fraction(1, 3), words, p)[0] for p in range(0, 30000, 3))
+    assert _bernoulli(Fraction(w0, 1 << 62), words, 0) == (False, 1)
+    assert _bernoulli(Fraction(w0 + 1, 1 << 62), words, 0) == (True, 1)
+    assert _bernoulli(Fraction(1), words, 0)[0] and not _bernoulli(Fraction(0), words, 0)[0]
+    hits = sum(_bernoulli(Fraction(1, 3), words, p)[0] for p in range(0, 30000, 3))
     assert abs(hits - 10000 / 3) < 200
 
 
@@ -85,7 +89,7 @@ def test_compiled_loop_is_the_python_loop_bit_for_bit(monkeypatch):
     the Python loop runs them in a moment), on blocks from sparse (the
     exact lines at work) to dense."""
     pytest.importorskip("numba")
-    from judge.methods import matching_kernel as mk
+    from judge.methods.preference.solver import sampler_kernel as mk
 
     monkeypatch.setattr(ms, "FRONTIER_FIRST", 8)
     monkeypatch.setattr(ms, "FRONTIER_EXACT", 8)
@@ -97,7 +101,7 @@ def test_compiled_loop_is_the_python_loop_bit_for_bit(monkeypatch):
         a = (rnd.random((n, n)) < rnd.uniform(0.1, 0.8)).astype(np.uint8)
         a[np.arange(n), rnd.permutation(n)] = 1
         out = []
-        for run in ((ms._frontier, ms._paths, ms._node_bounds, ms._trials),
+        for run in ((_frontier, _paths, _node_bounds, _trials),
                     (mk.frontier, mk.paths, mk.node_bounds, mk.trials)):
             monkeypatch.setattr(ms, "_runner", lambda m, run=run: run)
             out.append(ms.sample(a, (case, 99), 10**9))
@@ -118,11 +122,11 @@ def _per(a) -> int:
     return sum(f.values())
 
 
-def _frontier(a, size):
+def _live_frontier(a, size):
     m = a.shape[0]
     G, F = ms._tables(m)
     return ms._frontier_of(a, G, F, ms._adjacency(a), a.sum(axis=1).astype(np.int64),
-                           a.sum(axis=0).astype(np.int64), size, 10**12, (ms._frontier, ms._paths, ms._node_bounds))
+                           a.sum(axis=0).astype(np.int64), size, 10**12, (_frontier, _paths, _node_bounds))
 
 
 @pytest.mark.parametrize("tail", [0, 3])
@@ -137,7 +141,7 @@ def test_the_frontier_splits_the_matchings_and_bounds_them(monkeypatch, tail):
         n = int(rnd.integers(3, 8))
         a = (rnd.random((n, n)) < rnd.uniform(0.3, 0.9)).astype(np.uint8)
         a[np.arange(n), rnd.permutation(n)] = 1
-        fr = _frontier(a, int(rnd.integers(2, 40)))
+        fr = _live_frontier(a, int(rnd.integers(2, 40)))
         every = matchings(a.tolist())
         paths = [list(zip(fr.pi[fr.ptr[t]:fr.ptr[t + 1]], fr.pj[fr.ptr[t]:fr.ptr[t + 1]]))
                  for t in range(len(fr.ptr) - 1)]
@@ -186,7 +190,7 @@ def test_the_exact_lines_bound_is_the_sum_over_their_matchings():
             xi = np.zeros((14, n + degree + 2), np.int64)
             tab = np.zeros((2 * n + 2) << group, np.float64)
             ones = np.ones(n, np.bool_)
-            v, nc, _ = ms._exact_form(form, rp, rx, cp, cx, ones, ones.copy(), a.sum(axis=1).astype(np.int64),
+            v, nc, _ = _exact_form(form, rp, rx, cp, cx, ones, ones.copy(), a.sum(axis=1).astype(np.int64),
                                       a.sum(axis=0).astype(np.int64), G, k_max, group, degree, n, xi, tab)
             if v < 0:
                 assert not any(b[i].sum() <= degree for i in range(n))
@@ -229,7 +233,7 @@ def test_a_sparse_block_at_50_reports_the_frontiers_bound():
     the bound reported is the frontier's, below U(block). (The tied block
     that issue 12 left refused, sparse brackets at 50 powers, is drawn end
     to end by tests/test_adversarial_preference.py.)"""
-    from judge.methods.exact_assignment import DEFAULT_WORK_LIMIT
+    from judge.methods.preference.solver.assignment import DEFAULT_WORK_LIMIT
 
     rnd = np.random.default_rng(2026)
     n = 49

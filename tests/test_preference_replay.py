@@ -2,7 +2,7 @@
 (assignment, values, rounds, blocks, the shortcut's comparison and every
 draw) is pinned, by a digest, over a fixed seeded set of games, and the
 solver's two paths (compiled kernels, and the Python code a `judge` command
-runs until its kernels are cached: judge/methods/compiled.py) give the same
+runs until its kernels are cached: judge/methods/preference/solver/compiled.py) give the same
 outcomes.
 
 The games are built as Preference objects (not from text, so that this
@@ -20,7 +20,7 @@ import random
 
 import pytest
 
-from judge.methods import exact_assignment, matching_sampler
+from judge.methods.preference.solver import assignment, linear_assignment, sampler
 from judge.methods.preference import engine as pref
 from judge.rng import DrawStream
 from tests.adversarial_cases import SHAPES, mutate, power_names
@@ -101,7 +101,7 @@ def resolve_all(games=None) -> list[str]:
         for s in range(2):
             try:
                 rec = outcome_record(pref.resolve(powers, params, lists, DrawStream(f"{name}/{s}".encode())))
-            except exact_assignment.TooHard as err:  # pragma: no cover - none expected at these sizes
+            except assignment.TooHard as err:  # pragma: no cover - none expected at these sizes
                 rec = {"refused": str(err)}
             lines.append(json.dumps([name, s, rec], sort_keys=True, default=str))
     return lines
@@ -122,9 +122,9 @@ def test_whole_method_records_replay():
 def python_path(monkeypatch):
     """The solver without its compiled kernels (a `judge` command whose
     cache is not built yet)."""
-    monkeypatch.setattr(exact_assignment, "_KERNEL", [None])
-    monkeypatch.setattr(matching_sampler, "_COMPILED", [(matching_sampler._frontier, matching_sampler._paths,
-                                                         matching_sampler._node_bounds, matching_sampler._trials)])
+    monkeypatch.setattr(linear_assignment, "_KERNEL", [None])
+    monkeypatch.setattr(sampler, "_COMPILED", [(sampler._frontier, sampler._paths, sampler._node_bounds,
+                                                sampler._trials)])
 
 
 def test_the_python_path_resolves_every_game_alike(python_path):
@@ -134,15 +134,15 @@ def test_the_python_path_resolves_every_game_alike(python_path):
 
 
 def _compiled(games) -> list[str]:
-    from judge.methods import tight_kernel
+    from judge.methods.preference.solver import solver_kernel
 
-    saved = (list(exact_assignment._KERNEL), list(matching_sampler._COMPILED))
-    exact_assignment._KERNEL[:] = [tight_kernel]
-    matching_sampler._COMPILED[:] = [matching_sampler.compiled_runner()]
+    saved = (list(linear_assignment._KERNEL), list(sampler._COMPILED))
+    linear_assignment._KERNEL[:] = [solver_kernel]
+    sampler._COMPILED[:] = [sampler.compiled_runner()]
     try:
         return resolve_all(games)
     finally:
-        exact_assignment._KERNEL[:], matching_sampler._COMPILED[:] = saved
+        linear_assignment._KERNEL[:], sampler._COMPILED[:] = saved
 
 
 def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
@@ -152,7 +152,7 @@ def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
     (duplex rounds, random powers) and any players left out."""
     import numpy as np
 
-    from judge.methods import tight_kernel
+    from judge.methods.preference.solver import solver_kernel
 
     checked = 0
     for name, names, params, lists in replay_games():
@@ -167,7 +167,7 @@ def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
             expected = pref.first_choice_shortcut([players[i] for i in rows], [names[j] for j in cols], lists)
             table = np.ascontiguousarray(weights[np.ix_(rows, cols)])
             listed = [lists[players[i]].listed for i in rows]
-            for kernel in (None, tight_kernel):
+            for kernel in (None, solver_kernel):
                 got = pref._uncontested(table, listed, len(powers), kernel)
                 assert {players[rows[k]]: names[cols[j]] for k, j in got} == expected, (name, kernel)
                 assert [k for k, _ in got] == sorted(k for k, _ in got)

@@ -67,7 +67,7 @@ def test_preference_resolve_needs_no_store(tmp_path):
     loaded = imported_by("resolve", path, "--seed", "00ff")
     assert "sqlalchemy" not in loaded and "alembic" not in loaded
     # Nor the big solvers: seven players are solved without scipy
-    # (exact_assignment.SMALL_LSA) and without numba (COMPILED_FROM).
+    # (linear_assignment.SMALL_LSA) and without numba (COMPILED_FROM).
     assert not loaded & {"scipy", "numba"}, loaded
     # The text output renders its templates (the probe sees what a command
     # imports as it runs), still without the store.

@@ -1,8 +1,8 @@
 """nJudge's preference lists (docs/preference.md): each player's list, the
 assignment drawn at START among the best. engine.py is the pure method (the
-solvers it calls, judge.methods.exact_assignment and the matching modules,
-load only when a draw needs them), replay.py its `judge resolve` record;
-the list commands are judge.methods.preference.eml_preference."""
+solver it calls, the package solver/, loads only when a draw needs it),
+replay.py its `judge resolve` record; the list commands are
+judge.methods.preference.eml_preference."""
 
 from __future__ import annotations
 
@@ -46,7 +46,7 @@ class Preference(Method):
         work limit); None for any other error."""
         # Imported here: the solver (and numpy) loads only for a preference
         # resolution, and has then been loaded by the call that raised.
-        from judge.methods.exact_assignment import TooHard
+        from judge.methods.preference.solver.assignment import TooHard
 
         if not isinstance(err, TooHard):
             return None

@@ -14,7 +14,7 @@ Rules: ../shared/seeds/njudge-preferences.txt, made exact (docs/preference.md):
    integers.
 4. The remaining players get the assignment of highest total value; among
    those, the lowest standard deviation; among those, one drawn uniformly
-   among ALL of them (judge.methods.exact_assignment).
+   among ALL of them (judge.methods.preference.solver).
 5. Duplex games (fewer players than powers): rounds of 1-4 until every power
    is taken.
 
@@ -36,7 +36,7 @@ from judge.variants import PowerList
 if TYPE_CHECKING:
     import numpy as np
 
-# numpy and the solver (judge.methods.exact_assignment) are imported by the
+# numpy and the solver (judge.methods.preference.solver) are imported by the
 # functions that resolve: reading and checking a list (every SET PREFERENCE
 # mail) needs neither, and their import is most of such a mail's start-up.
 
@@ -504,7 +504,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     `worth`."""
     import numpy as np
 
-    from judge.methods import exact_assignment
+    from judge.methods.preference.solver import assignment, linear_assignment
 
     doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
     # 1. Random powers: everybody in mode "random", "*" players in mode "both".
@@ -528,7 +528,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     # before the optimum, which can cost total value; by default they only
     # break ties among the best assignments.
     uncontested = _uncontested(open_weights, [prefs[i].listed for i in open_rows], weights.shape[1],
-                               exact_assignment._kernel(len(names)))
+                               linear_assignment._kernel(len(names)))
     pairs: list[tuple[int, int]] = []  # (row, column) given this round, as the results list them
     firsts = dict(uncontested)
     if params.shortcut:
@@ -547,7 +547,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             bonus[tuple(zip(*uncontested))] = 1
         table = open_weights if len(rest) == len(open_rows) and len(columns) == len(before) else \
             open_weights.take(rest, 0).take(columns, 1)
-        sol = exact_assignment.solve(table, stream, what="co-optimal", bonus=bonus)
+        sol = assignment.solve(table, stream, what="co-optimal", bonus=bonus)
         pairs += [(k, columns[col]) for k, col in zip(rest, sol.assignment) if col is not None]
         r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
         r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
@@ -613,8 +613,8 @@ def _uncontested(weights: np.ndarray, listed: Sequence[int], N: int, kernel: Any
     highest value left, if that value is a listed power's (a bracket's
     powers share one value, a later group's is lower, and unlisted powers
     are worth less than any listed one: N - listed - 1). With `kernel`
-    (judge/methods/tight_kernel.py), its compiled `uncontested`: the same
-    pairs (tests)."""
+    (judge/methods/preference/solver/solver_kernel.py), its compiled
+    `uncontested`: the same pairs (tests)."""
     import numpy as np
 
     floor = N - 1 - np.array(listed, dtype=np.int64)
@@ -676,9 +676,9 @@ def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dic
     """Under SET PREFERENCE SHORTCUT: the round's (total, std-dev) with the
     literal step, and the optimum of the same players and powers without it.
     Both over the players who got a power this round (the same number either way)."""
-    from judge.methods import exact_assignment
+    from judge.methods.preference.solver import assignment
 
-    return _comparison(_sums(doubled), exact_assignment.optimum(weights), len(doubled))
+    return _comparison(_sums(doubled), assignment.optimum(weights), len(doubled))
 
 
 def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
@@ -693,13 +693,13 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
     round's exact optimum. The same keys as compare_without_shortcut."""
     import numpy as np
 
-    from judge.methods import exact_assignment
+    from judge.methods.preference.solver import assignment
 
     rows, cols = list(rows), list(cols)
     keep_rows = np.ones(weights.shape[0], dtype=bool)
     keep_rows[rows] = False
     keep_cols = np.ones(weights.shape[1], dtype=bool)
     keep_cols[cols] = False
-    t2, s2 = exact_assignment.optimum(weights, keep_rows, keep_cols)
+    t2, s2 = assignment.optimum(weights, keep_rows, keep_cols)
     total, squares = _sums(weights[rows, cols].tolist())
     return _comparison((total + t2, squares + s2), _sums(doubled), len(doubled))

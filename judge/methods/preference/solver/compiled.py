@@ -2,8 +2,9 @@
 where their machine code is kept.
 
 numba compiles a kernel at its first call and keeps the machine code in an
-on-disk cache: some 20 s of CPU for the solver's (judge/methods/tight_kernel.py)
-and the sampler's (judge/methods/matching_kernel.py), most of it the
+on-disk cache: some 20 s of CPU for the solver's
+(judge/methods/preference/solver/solver_kernel.py) and the sampler's
+(judge/methods/preference/solver/sampler_kernel.py), most of it the
 sampler's, on this project's machine; loading them from the cache takes
 some 0.3 s, numba's import included. By default numba keeps that cache beside the sources, in
 site-packages, and where site-packages is read-only (a container, a system
@@ -25,11 +26,12 @@ only slower; so a judge never makes anybody wait for a compile:
   too big to count: loading numba costs a process some 0.3 s, more than the
   solver's kernel saves on any game it counts (scipy's assignment is
   cheaper to import); `judge serve` (`use(..., daemon=True)`) loads both.
-* `build` compiles every kernel into the cache and writes the stamp:
-  `judge compile` (once after installing or upgrading: docs/operating.md),
-  and `judge serve` at its start, in a child process at the lowest
-  priority, when the stamp is missing or stale (`start_build`); the daemon
-  uses the kernels once that child is done.
+* `build` (judge/methods/preference/solver/kernel_build.py) compiles every
+  kernel into the cache and writes the stamp: `judge compile` (once after
+  installing or upgrading: docs/operating.md), and `judge serve` at its
+  start, in a child process at the lowest priority, when the stamp is
+  missing or stale (`start_build`); the daemon uses the kernels once that
+  child is done.
 * A process that never called `use` (the library, the tests, the benches)
   compiles at first need, into numba's own cache, as before.
 
@@ -45,17 +47,18 @@ import sys
 from pathlib import Path
 
 # The sources numba compiles the kernels from (its cache index checks each
-# source's time and size).
-_SOURCES = ("tight_kernel.py", "matching_kernel.py", "matching_sampler.py")
+# source's time and size; the constants compiled into them are defined in
+# these files too: tests/test_compiled_kernels.py checks both).
+_SOURCES = ("solver_kernel.py", "sampler_kernel.py", "sampler_steps.py", "sampler_frontier.py",
+            "sampler_exact_lines.py", "sampler_trials.py")
 STAMP = "judge-kernels.json"
-_LOCK = "judge-kernels.lock"
 
 # used: False (compile at first need, numba's own cache), or True with the
 # data directory of `use` (None: the default one) or the folder itself;
 # daemon: the solver's kernel wanted too; ready: the stamp was found good
 # (None: not looked at yet).
 _state: dict = {"used": False, "data_dir": None, "folder": None, "daemon": False, "ready": None}
-KERNELS = ("solver", "sampler")  # tight_kernel.py; matching_kernel.py
+KERNELS = ("solver", "sampler")  # solver_kernel.py; sampler_kernel.py
 
 
 def use(data_dir: Path | None = None, *, folder: Path | None = None, daemon: bool = False) -> None:
@@ -163,105 +166,3 @@ def _stamp_matches(folder: Path) -> bool:
     if stamp.get("python") != sys.version or stamp.get("sources") != _sources():
         return False  # known without importing numba
     return stamp == _stamp(_numba_key())
-
-
-def build() -> bool:
-    """Compile every kernel into the judge's cache (see `use`) and write the
-    stamp. False when another process is building the same cache now (it
-    writes the stamp)."""
-    import fcntl
-    import json
-
-    folder = cache_dir()
-    if folder is None:
-        raise RuntimeError("compiled.build needs the judge's cache folder (compiled.use)")
-    folder.mkdir(parents=True, exist_ok=True)
-    with open(folder / _LOCK, "w") as lock:
-        try:
-            fcntl.flock(lock, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return False
-        (folder / STAMP).unlink(missing_ok=True)
-        _warm()
-        tmp = folder / (STAMP + ".tmp")
-        tmp.write_text(json.dumps(_stamp(_numba_key()), indent=1) + "\n")
-        tmp.replace(folder / STAMP)
-    _state["ready"] = None
-    return True
-
-
-def _warm() -> None:
-    """Solve through the compiled kernels, as a judge does, so that numba
-    compiles (or loads) each with the argument types the solver passes: an
-    optimum, a tied block counted and the same block sampled (too big to
-    count), of COMPILED_FROM rows or more, and a preference round's
-    uncontested first choices. A test checks that no later solve adds a
-    signature."""
-    import numpy as np
-
-    from judge.methods import exact_assignment, matching_sampler, tight_kernel
-    from judge.methods.preference import engine
-
-    exact_assignment._KERNEL[:] = [tight_kernel]
-    matching_sampler._COMPILED[:] = [matching_sampler.compiled_runner()]
-    n = max(exact_assignment.COMPILED_FROM, matching_sampler.COMPILED_FROM) + 2
-    w = np.zeros((n, n), dtype=np.int64)
-    exact_assignment.optimum(w)
-    exact_assignment.solve(w)  # one block of n, counted
-    exact_assignment.solve(w, count_limit=1)  # the same, sampled
-    engine._uncontested(w, [0] * n, n, tight_kernel)
-
-
-def start_build():
-    """`judge serve`'s start: build the judge's cache in a child process at
-    the lowest priority when it is not good. Returns the child (a
-    subprocess.Popen), or None: the cache is good, or `use` was not called.
-    The caller calls `refresh` once the child has ended."""
-    import subprocess
-
-    folder = cache_dir()
-    if folder is None or allowed():
-        return None
-    return subprocess.Popen([sys.executable, "-m", "judge.methods.compiled", str(folder)],
-                            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
-
-
-@contextlib.contextmanager
-def building_in_background():
-    """Around `judge serve`'s loop: the build of start_build, if one is
-    needed, in a child process; a thread waits for it and lets the solver
-    use the kernels once it has written the stamp; the child is stopped
-    (SIGTERM) if the daemon stops first."""
-    import logging
-    import threading
-
-    log = logging.getLogger("judge.methods.compiled")
-    child = start_build()
-    if child is None:
-        yield
-        return
-    log.info("judge: compiling the solver's kernels into %s in the background (pid %d)", cache_dir(), child.pid)
-
-    def wait() -> None:
-        _, err = child.communicate()
-        refresh()
-        if child.returncode == 0:
-            log.info("judge: the solver's kernels are compiled (%s)", cache_dir())
-        elif child.returncode > 0:  # (< 0: stopped with the daemon)
-            log.warning("judge: compiling the solver's kernels failed (the solver runs without them): %s",
-                        (err or b"").decode(errors="replace").strip()[-2000:])
-
-    waiter = threading.Thread(target=wait, name="kernel-build", daemon=True)
-    waiter.start()
-    try:
-        yield
-    finally:
-        if child.poll() is None:
-            child.terminate()
-        waiter.join(timeout=10)
-
-
-if __name__ == "__main__":  # the child of start_build: python -m judge.methods.compiled FOLDER
-    os.nice(19)  # the daemon and its mail first
-    use(folder=Path(sys.argv[1]))
-    build()

@@ -2,7 +2,7 @@
 potentials, the tight moves and their strongly connected components, in
 one call.
 
-judge/methods/exact_assignment.py has the same computation without a JIT
+The solver's modules have the same computation without a JIT
 (scipy's linear_sum_assignment, or its small-table Hungarian, then
 potentials by Bellman-Ford in numpy and Tarjan in Python:
 `_lsa` and `_tight_components_py`). The potentials differ (these are the
@@ -12,7 +12,7 @@ blocks, and every table the solver counts or samples, are the same
 (docs/preference.md, "How the best assignments are found and drawn"; the
 tests check it). This one takes some 0.02 ms at 36 powers, against 0.05 ms
 for scipy's linear_sum_assignment alone. Loaded only where the compiled
-kernels may be (judge/methods/compiled.py).
+kernels may be (judge/methods/preference/solver/compiled.py).
 """
 
 from __future__ import annotations
@@ -117,14 +117,14 @@ def assign(c):  # pragma: no cover - compiled
     return col4row, cost
 
 
-# Status of the cost builders below: the faults exact_assignment names, in
+# Status of the cost builders below: the faults costs.py names, in
 # the order it names them.
 OK, NEGATIVE, NOT_01, TOO_LARGE = 0, 1, 2, 3
 
 
 @njit(cache=True)
 def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
-    """exact_assignment._costs of the weights w (only the rows and columns
+    """costs._costs of the weights w (only the rows and columns
     with keep_rows and keep_cols) and, if it is not empty, the bonus table
     (w's shape): (status, c, n, K, maxw, M), status as above (c is then
     unusable). The scale is checked in exact integers, as _scale does."""
@@ -182,7 +182,7 @@ def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def _decode(cost, n, K, maxw, M):  # pragma: no cover - compiled
-    """exact_assignment._decode: (total, sum of squares, bonus cells taken)."""
+    """costs._decode: (total, sum of squares, bonus cells taken)."""
     base = cost // M
     missed = cost % M
     return n * maxw - base // K, base % K, (n - missed if M > 1 else 0)
@@ -192,7 +192,7 @@ def _decode(cost, n, K, maxw, M):  # pragma: no cover - compiled
 def optimum(w, keep_rows, keep_cols):  # pragma: no cover - compiled
     """(status, total, sum of squares) of an optimal assignment of the
     weights w restricted to keep_rows and keep_cols, no bonus
-    (exact_assignment.optimum)."""
+    (assignment.optimum)."""
     status, c, n, K, maxw, M = _costs(w, np.zeros((0, 0), np.int64), keep_rows, keep_cols)
     if status:
         return status, np.int64(0), np.int64(0)
@@ -202,7 +202,7 @@ def optimum(w, keep_rows, keep_cols):  # pragma: no cover - compiled
 
 @njit(cache=True)
 def analyse(w, bonus):  # pragma: no cover - compiled
-    """exact_assignment._analyse of the weights w and the bonus table (or
+    """tight_graph._analyse of the weights w and the bonus table (or
     an empty one): (status, sigma, total, squares, taken, rows, cols, starts,
     allowed), the optimum decoded and its blocks as _blocks packs them."""
     keep_rows = np.ones(w.shape[0], np.bool_)
