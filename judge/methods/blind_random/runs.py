@@ -1,5 +1,5 @@
-"""The blinding protocol by mail (docs/blinding.md): the shell around the
-pure steps of judge.methods.blinding.
+"""The blinding protocol's runs in the store and the mails they send
+(docs/blinding.md): the shell around the pure steps of blinding.py.
 
 This judge plays the GM's side of its own `blind-random` games, and the
 third party's side when another GM (a judge, or a person) asks it with
@@ -26,16 +26,15 @@ from sqlalchemy.orm import Session
 from judge import audit
 from judge.config import Config
 from judge.games import active_players, committed_seed
-from judge.methods import blinding
+from judge.methods.blind_random import blinding
 from judge.methods.blind_random.engine import final_key_commitment, start_stream
+from judge.methods.blind_random.models import BlindRun
 from judge.outbox import queue_mail
 from judge.passwords import one_time_token
-from judge.store.models import BlindRun, Game
+from judge.store.models import Game
 from judge.templating import render_mail
 
-# Commands that one judge sends another: accepted even in auto-generated mail.
-JUDGE_TO_JUDGE = {"thirdparty", "listreceived", "finalsent", "blindlist", "blindsin", "blinds", "waiting", "trace",
-                  "traced", "closeround"}
+TEMPLATES = "blind_random"  # its mails' folder under templates/, named as the method's package
 
 # Tokens and keys are words of capitals without I and O (no 1/I or 0/O to
 # mistake when copied by hand), and without digits, so that the grammar
@@ -52,7 +51,7 @@ def send(session: Session, config: Config, now: datetime, template: str, to: lis
          attachments: Any = (), kind: str = "blinding", run_id: int | None = None, **context: Any) -> None:
     """The mail `template`, to each address of `to` in a mail of its own:
     in a blind game the players' addresses are not shared."""
-    subject, body = render_mail(f"blind/{template}.txt.j2", judge=config.address,
+    subject, body = render_mail(f"{TEMPLATES}/{template}.txt.j2", judge=config.address,
                                 docs_url=config.docs_url, **context)
     for address in to:
         # Private: a blind game's mail shows a token, a message or a power
