@@ -10,6 +10,7 @@ import re
 from datetime import timedelta
 from pathlib import Path
 
+import click
 import pytest
 
 from judge.games import find_game
@@ -199,3 +200,32 @@ def test_judge_resolve_takes_a_method_whose_log_is_timed_events(tmp_path, monkey
     path.write_text(json.dumps({**ISSUE_EXAMPLE, "colour": "red"}))
     result = CliRunner().invoke(main, ["resolve", str(path)])
     assert result.exit_code != 0 and "unknown key colour" in result.output
+
+
+@click.group()
+def toy_group() -> None:
+    """The countdown's own subcommands (a toy: any method adds its group so)."""
+
+
+@toy_group.command("hello")
+def toy_hello() -> None:
+    click.echo("hello from the countdown")
+
+
+def test_a_method_adds_its_cli_group_by_declaring_it(monkeypatch):
+    """`judge blind` and `judge thirdparty` are blind-random's CLI, found
+    through the registry; any method's is found the same way, with nothing
+    of judge/cli.py to change."""
+    from click.testing import CliRunner
+
+    from judge.cli import main
+    from tests import toy_method
+
+    monkeypatch.setitem(registry.PACKAGES, "countdown", "tests.toy_method")
+    monkeypatch.setattr(toy_method.METHOD, "CLI", {"countdown": "tests.test_method_interface:toy_group"})
+    listed = CliRunner().invoke(main, ["--help"]).output
+    assert "countdown" in listed and "The countdown's own subcommands" in listed
+    assert "blind" in listed and "thirdparty" in listed
+    result = CliRunner().invoke(main, ["countdown", "hello"])
+    assert result.exit_code == 0 and result.output == "hello from the countdown\n"
+    assert CliRunner().invoke(main, ["nocommand"]).exit_code != 0
