@@ -381,7 +381,6 @@ def games(ctx: click.Context, fmt: str) -> None:
     from judge.app import build_judge
     from judge.failures import last_line
     from judge.games import overview
-
     from judge.methods.registry import protocols
 
     judge = build_judge(_config(ctx), with_io=False)
