@@ -58,19 +58,29 @@ class LazyGroup(click.Group):
     """A group whose listed subcommands live in modules imported only when
     one of them runs (or --help describes them): every `judge deliver` from
     an MTA and every `judge resolve` would otherwise pay for the imports of
-    all of them (click's "lazy loading of subcommands" pattern)."""
+    all of them (click's "lazy loading of subcommands" pattern). A method's
+    own subcommands (its Method's CLI) are found the same way, through the
+    registry: the shell names none of them."""
 
     def __init__(self, *args, lazy_commands: dict[str, str] | None = None, **kwargs) -> None:
         super().__init__(*args, **kwargs)
         self.lazy_commands = lazy_commands or {}  # name -> "module:attribute"
 
+    def _methods_commands(self) -> dict[str, str]:
+        from judge.methods.registry import cli_commands
+
+        return cli_commands()
+
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return sorted({*super().list_commands(ctx), *self.lazy_commands})
+        return sorted({*super().list_commands(ctx), *self.lazy_commands, *self._methods_commands()})
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name in self.lazy_commands:
-            return self._load(cmd_name)
-        return super().get_command(ctx, cmd_name)
+            return self._load(self.lazy_commands[cmd_name])
+        command = super().get_command(ctx, cmd_name)
+        if command is None and cmd_name in self._methods_commands():
+            return self._load(self._methods_commands()[cmd_name])
+        return command
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):
         """As click's, but a command line `judge deliver` cannot use (an
@@ -89,27 +99,24 @@ class LazyGroup(click.Group):
             sys.exit(EXIT_TEMPFAIL)
         sys.exit(status if isinstance(status, int) else 0)
 
-    def _load(self, cmd_name: str) -> click.Command:
+    def _load(self, target: str) -> click.Command:
         import importlib
 
-        module_name, attribute = self.lazy_commands[cmd_name].split(":")
+        module_name, attribute = target.split(":")
         command = getattr(importlib.import_module(module_name), attribute)
         if not isinstance(command, click.Command):
-            raise TypeError(f"{self.lazy_commands[cmd_name]} is not a click command")
+            raise TypeError(f"{target} is not a click command")
         return command
 
 
 @click.group(cls=LazyGroup, lazy_commands={
-    # The players' side of the blinding protocol (docs/blinding.md).
-    "blind": "judge.cli_blind:blind",
+    # (A method's own, like `judge blind`, are its Method's CLI.)
     # Moderators: resume a stuck game, lift a password lock (docs/security.md).
     "unstick": "judge.cli_moderate:unstick",
     "unlock": "judge.cli_moderate:unlock",
     # Moderators: quarantined mails, the web console's accounts (docs/web.md).
     "quarantine": "judge.cli_moderate:quarantine",
     "moderator": "judge.cli_moderate:moderator",
-    # Operators of a judge that is another judge's third party (docs/blinding.md).
-    "thirdparty": "judge.cli_thirdparty:thirdparty",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
     "lui": "judge.cli_lui:lui",  # A Lowest Unique Integer game's log (docs/lui.md).
     "compile": "judge.cli_compile:compile_kernels",  # The solver's kernels, once after installing.
@@ -375,13 +382,15 @@ def games(ctx: click.Context, fmt: str) -> None:
     from judge.app import build_judge
     from judge.failures import last_line
     from judge.games import overview
+    from judge.methods.registry import protocols
 
     judge = build_judge(_config(ctx), with_io=False)
     with judge.sessions() as s:
         rows = overview(s)
-        runs = _third_party_runs(s)
+        # The runs of a method's protocol for games of other judges (no row in `games`).
+        runs = [(p, r) for p in protocols() for r in p.runs(s)]
     if fmt == "json":
-        click.echo(json.dumps(rows + runs, indent=2))
+        click.echo(json.dumps(rows + [r for _, r in runs], indent=2))
         return
     if not rows and not runs:
         click.echo("no games")
@@ -392,22 +401,8 @@ def games(ctx: click.Context, fmt: str) -> None:
         seated = f"{r['players']}/{r['seats']} players"
         click.echo(f"{r['game']:<16} {r['method']:<14} {r['state']:<9} {seated:<13}  {deadline:<25}  {r['master']}"
                    + (f"\n    stuck on: {last_line(r['error'])} (judge unstick {r['game']})" if r["error"] else ""))
-    for r in runs:
-        click.echo(f"{r['game']:<16} third party of {r['gm']}'s game, round started {r['started'][:16]}: "
-                   f"{r['state']}")
-
-
-def _third_party_runs(s) -> list[dict]:
-    """This judge's runs as the blinding protocol's third party (games of
-    other judges: no row in `games`), newest first."""
-    from sqlalchemy import select
-
-    from judge import blindmail
-    from judge.store.models import BlindRun
-
-    return [{"game": r.game, "role": "third party", "gm": r.gm, "started": r.created_at.isoformat(),
-             "state": blindmail.tp_status(r)}
-            for r in s.scalars(select(BlindRun).where(BlindRun.role == "third-party").order_by(BlindRun.id.desc()))]
+    for p, r in runs:
+        click.echo(p.run_line(r))
 
 
 @main.command()
@@ -429,13 +424,14 @@ def log(ctx: click.Context, game: str, fmt: str, player: str | None, kinds: tupl
         if g is not None:
             events = audit.game_events(s, g)
         else:
-            # A game of another judge that this judge is the third party of.
-            from judge import blindmail
+            # A game of another judge that this judge has a part in (a
+            # method's protocol with other judges: the third party's runs).
+            from judge.methods.registry import protocols
 
-            runs = blindmail.tp_runs(s, game.lstrip("?"), finished=True)
-            if not runs:
+            found = (p.run_events(s, game) for p in protocols())
+            events = next((e for e in found if e is not None), None)
+            if events is None:
                 raise click.ClickException(f"no game {game!r}")
-            events = [e for r in reversed(runs) for e in audit.run_events(s, r.id, r.created_at)]
     events = audit.filter_events(events, player=player, kinds=kinds)
     if fmt == "json":
         click.echo(json.dumps(events, indent=2, default=str))

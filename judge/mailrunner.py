@@ -16,7 +16,6 @@ from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
 from judge import audit, driver
-from judge.blindmail import JUDGE_TO_JUDGE
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.deadlines import format_time
@@ -25,6 +24,7 @@ from judge.mail import quoting
 from judge.mail.inbound import InboundMail, parse_message
 from judge.mail.quoting import text_lines
 from judge.methods import method_of
+from judge.methods.registry import protocols
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
 from judge.submission import check, text_at_lines
@@ -103,8 +103,9 @@ def _process(session: Session, config: Config, now: datetime, row: InboundRow) -
         return
     if mail.auto:
         if mail.sender and _judge_protocol_only(mail.text, config):
-            # Another judge's protocol mail (docs/blinding.md): run it, but
-            # never answer an automatic mail (no loops).
+            # Another judge's protocol mail (a method's PROTOCOL, like
+            # docs/blinding.md's): run it, but never answer an automatic
+            # mail (no loops).
             run_lines(Context(session=session, config=config, now=now, mail=mail, inbound=row), mail.text)
             row.status, row.reason = "done", f"judge-to-judge protocol mail, no reply ({mail.auto})"
             return
@@ -241,10 +242,12 @@ def command_lines(text: str, max_length: int = MAX_LINE_LENGTH, is_variant: Call
 
 
 def _judge_protocol_only(text: str, config: Config) -> bool:
-    """Whether the mail's commands are all messages one judge sends another."""
+    """Whether the mail's commands are all messages one judge sends another
+    (in a protocol of a method's with other judges: its PROTOCOL)."""
+    known = protocols()
     seen = False
     for _, _, node in command_lines(text, config.max_line_length):
-        if not (isinstance(node, nodes.Blinding) and node.kind in JUDGE_TO_JUDGE):
+        if not any(p.judge_to_judge(node) for p in known):
             return False
         seen = True
     return seen

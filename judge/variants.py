@@ -115,12 +115,19 @@ class PowerList:
         return [p.as_dict() for p in self.powers]
 
 
-# The words that begin a command line (grammars/commands.lark): a power name
-# or abbreviation must not be one of them, or a bid on it would not parse.
+# The words that begin a command line (grammars/commands.lark, and a
+# method's own: its Method's COMMAND_WORDS): a power name or abbreviation
+# must not be one of them, or a bid on it would not parse.
 COMMAND_WORDS = frozenset({"create", "signon", "signoff", "set", "start", "process", "eject", "replace",
-                           "no", "nopref", "nopreference", "list", "help", "for", "entropy", "claim",
-                           "blind", "blinds", "blinded", "blindlist", "blindsin", "finalsent",
-                           "listreceived", "thirdparty"})
+                           "no", "nopref", "nopreference", "list", "help", "for", "entropy"})
+
+
+@cache
+def command_words() -> frozenset[str]:
+    """The shell's COMMAND_WORDS and every method's."""
+    from judge.methods.registry import METHODS
+
+    return COMMAND_WORDS | {w for name in METHODS for w in METHODS[name].COMMAND_WORDS}
 
 STANDARD_POWERS = ("Austria", "England", "France", "Germany", "Italy", "Russia", "Turkey")
 
@@ -156,7 +163,7 @@ def _power_list(raw: tuple[tuple[str, str | None], ...]) -> PowerList:
     for n in names:
         if not n or any(ch in n for ch in ":=,;") or n[0].isdigit():
             raise PowerListError(f"unusable power name {n!r}")
-        if n.split()[0].casefold() in COMMAND_WORDS:
+        if n.split()[0].casefold() in command_words():
             # "Start 3" would read as the START command: the power could not be bid on by name.
             raise PowerListError(f"power name {n!r} begins with the command word {n.split()[0]!r}; rename it")
     folded = [n.casefold() for n in names]
@@ -191,7 +198,7 @@ def _power_list(raw: tuple[tuple[str, str | None], ...]) -> PowerList:
         # power's name or letter, would be ambiguous: fall back to the name.
         clash = [a for a in abbrevs if a.casefold() == ab.casefold()]
         others = {x.casefold() for n, l in powers if n != name for x in (n, l) if x}
-        if len(clash) > 1 or ab.casefold() in others or len(name) <= 3 or ab.casefold() in COMMAND_WORDS:
+        if len(clash) > 1 or ab.casefold() in others or len(name) <= 3 or ab.casefold() in command_words():
             ab = name
         result.append(Power(name, letter, ab))
     return PowerList(tuple(result))

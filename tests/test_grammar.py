@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from judge.methods.blind_auction.engine import BidEntry
+from judge.methods.blind_random.syntax import SetThirdParty  # blind-random's grammar extends the commands
 from judge.syntax import mask_secret
 from judge.syntax import CommandSyntaxError, nodes, parse_line
 
@@ -117,7 +118,7 @@ testcases = [
     ("EJECT Alice Player", nodes.Eject, {"player": "Alice Player"}),
     ("FOR  Alice   Player ", nodes.OnBehalf, {"player": "Alice Player"}),
     ("NO PREFERENCE FOR Grace Hopper", nodes.NoPreference, {"player": "Grace Hopper"}),
-    ("SET THIRDPARTY Tess Third <tess@example.org>", nodes.SetThirdParty,
+    ("SET THIRDPARTY Tess Third <tess@example.org>", SetThirdParty,
      {"address": "Tess Third <tess@example.org>"}),
     ("REPLACE Ivy Green WITH Olga Petrova <olga@example.net>", nodes.Replace,
      {"player": "Ivy Green", "new_player": "Olga Petrova <olga@example.net>"}),

@@ -17,8 +17,10 @@ ANN = "ann@example.test"
 
 def grammar_keywords() -> set[str]:
     """Every keyword a person or a judge writes: the grammar's "WORD"i
-    strings and its /MANUAL\\s*START/-style terminals."""
-    text = GRAMMAR.read_text()
+    strings and its /MANUAL\\s*START/-style terminals (with the methods'
+    grammars that extend it: blind-random's)."""
+    text = "\n".join([GRAMMAR.read_text(), *((GRAMMAR.parent / METHODS[m].GRAMMAR).read_text()
+                                             for m in METHODS if METHODS[m].GRAMMAR)])
     words = set(re.findall(r'"([A-Z]+)"i', text))
     for pattern in re.findall(r"^[A-Z_]+START: /(.*)/i$", text, re.M):
         words.update(w for w in re.split(r"\\s\*", pattern) if w)

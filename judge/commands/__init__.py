@@ -1,5 +1,6 @@
 """Mail commands, one module each; importing this package registers them:
-the shell's own below, then each method's (its Method's COMMANDS)."""
+the shell's own below, then each method's (its Method's COMMANDS, and the
+tables they use, its MODELS)."""
 
 import importlib
 
@@ -21,7 +22,9 @@ from judge.commands import (  # noqa: F401  (registration by import)
 )
 from judge.commands.base import HANDLERS, CommandRejected, Context
 from judge.methods import METHODS
+from judge.methods.registry import load_models
 
+load_models()
 for _name in METHODS:
     for _module in METHODS[_name].COMMANDS:
         importlib.import_module(_module)

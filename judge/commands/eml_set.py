@@ -110,10 +110,11 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
         raise CommandRejected(f"{len(active_players(game))} players have joined; {node.name} has only {len(powers)} powers")
     game.variant = node.name
     game.powers = powers.as_json()
-    params = new_params(ctx.config, get_method(game.method), len(powers))
-    if "third_party" in params and game.params.get("third_party"):
-        # The blinding protocol's third party does not depend on the powers.
-        params["third_party"] = game.params["third_party"]
+    method = get_method(game.method)
+    params = new_params(ctx.config, method, len(powers))
+    for key in method.KEPT_BY_VARIANT:  # settings that do not depend on the powers
+        if key in params and game.params.get(key):
+            params[key] = game.params[key]
     game.params = {**params, **judge_params(game)}
     reset = "back to the defaults: " if method_of(game).TUNABLE else ""
     return f"variant of ?{game.name} is now {node.name}: {powers.describe()}; {reset}{describe_params(game)}"

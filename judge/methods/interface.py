@@ -30,6 +30,7 @@ that ran out while the daemon was down fires with its own time).
 from __future__ import annotations
 
 import importlib
+from types import MappingProxyType, ModuleType
 from typing import TYPE_CHECKING, Any, Mapping
 
 if TYPE_CHECKING:  # the shell's types, for the hooks' signatures only
@@ -64,6 +65,18 @@ class Method:
     HOW_TO_SUBMIT: str = ""
     # What a replacement player is asked for (EJECT ... REPLACE).
     REPLACEMENT_ASKED: str = ""
+    # Commands that extend the shell's own: GRAMMAR, a file under grammars/
+    # that adds to grammars/commands.lark's `command` and `setting` (lark's
+    # %extend), read as one grammar with it (judge/syntax/parser.py); SYNTAX,
+    # the module of its nodes, which holds `Transform` (one callback per
+    # rule, as judge.syntax.parser's), `EXPECTED` (its terminals in words),
+    # `LISTED` (its commands, where a reply lists the commands) and
+    # `SECRET_WORDS` (its lines whose word after the game is a secret, masked
+    # in replies and logs); COMMAND_WORDS, the first words of its lines (no
+    # power may be named so, judge.variants).
+    GRAMMAR: str | None = None
+    SYNTAX: str | None = None
+    COMMAND_WORDS: tuple[str, ...] = ()
 
     # -- life cycle ---------------------------------------------------------
     # At START (or its deadline, or when full): True, the assignment is drawn
@@ -83,6 +96,8 @@ class Method:
     REMINDER: str = "player/reminder.txt.j2"
     # The master sets the method's parameters (SET VARIANT resets them).
     TUNABLE: bool = False
+    # Parameters that SET VARIANT keeps, being no matter of the powers.
+    KEPT_BY_VARIANT: tuple[str, ...] = ()
     # A running game's master hears once a day whom it waits for
     # (the scheduler's notice, for a method that runs a protocol by mail).
     DAILY_NOTICE: bool = False
@@ -97,6 +112,26 @@ class Method:
     # the offline replay of `judge resolve` (and of the daemon, which builds
     # the same input); None: the method runs by mail only.
     REPLAY: str | None = None
+
+    # -- what else the method brings ----------------------------------------
+    # Its `judge` subcommands: name -> "module:attribute" of a click command
+    # or group, imported only when it runs (judge/cli.py lists them).
+    CLI: Mapping[str, str] = MappingProxyType({})
+    # The module of its own tables, on the store's metadata
+    # (judge.store.models.Base); their migrations are the store's.
+    MODELS: str | None = None
+    # A protocol it runs by mail with other judges (blind-random's third
+    # party), or None: the module of what the shell asks of it,
+    # `judge_to_judge(node)` (a parsed line one judge sends another: run
+    # even in an automatic mail, and never answered), `runs(session)` (its
+    # runs for games of other judges, as rows of `judge games`: game, role,
+    # gm, started, state), `run_line(row)` (one in words), and
+    # `run_events(session, game)` (`judge log` of such a game by its name:
+    # the events, or None if this judge has no run of it).
+    PROTOCOL: str | None = None
+
+    def protocol(self) -> ModuleType | None:
+        return importlib.import_module(self.PROTOCOL) if self.PROTOCOL else None
 
     # -- the engine -------------------------------------------------------
     def engine(self) -> Any:

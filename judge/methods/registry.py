@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Iterator, Mapping
+from types import ModuleType
 
 from judge.methods.interface import Method
 
@@ -78,3 +79,24 @@ def get_method(name: str) -> Method:
 def method_of(game) -> Method:  # noqa: ANN001 (a store Game: not imported here)
     """The Method of a stored game."""
     return get_method(game.method)
+
+
+# What the shell takes from every method at once (each from the method's
+# declarations: judge.methods.interface).
+
+def cli_commands() -> dict[str, str]:
+    """Every method's `judge` subcommands (its CLI): name -> "module:attribute"."""
+    return {name: target for m in METHODS for name, target in METHODS[m].CLI.items()}
+
+
+def protocols() -> list[ModuleType]:
+    """The PROTOCOL modules of the methods that run one with other judges."""
+    return [p for m in METHODS if (p := METHODS[m].protocol()) is not None]
+
+
+def load_models() -> None:
+    """Every method's own tables (MODELS), on the store's metadata: for
+    what needs the whole schema (the migrations' environment)."""
+    for m in METHODS:
+        if METHODS[m].MODELS:
+            importlib.import_module(METHODS[m].MODELS)

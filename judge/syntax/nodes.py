@@ -1,4 +1,6 @@
-"""The commands a mail can hold, one frozen dataclass each.
+"""The commands a mail can hold, one frozen dataclass each (a method whose
+commands extend the grammar keeps their nodes in its own package, its
+Method's SYNTAX, made of Node and Secret).
 
 `line` is the line number in the mail's text, `column` the 1-based column of
 the command's first character; they let replies point at the line.
@@ -178,28 +180,6 @@ class OnBehalf(Node):
 @dataclass(frozen=True)
 class Entropy(Node):
     text: str
-
-
-@dataclass(frozen=True)
-class SetThirdParty(Node):
-    address: str
-
-
-@dataclass(frozen=True)
-class Blinding(Node, Secret):
-    """A message of the blinding protocol (docs/blinding.md). Its secret
-    (`password`) is a player's one-time token or the round's key, masked in
-    replies and logs like a password; empty in CLAIM, which has none."""
-
-    kind: str  # blinded, blind, blindlist, blinds, thirdparty, listreceived, blindsin, finalsent, claim,
-    #            waiting, trace, traced, closeround
-    game: str
-    values: tuple[str, ...]  # digit strings; player addresses (and a hash) for thirdparty, waiting, traced
-
-
-@dataclass(frozen=True)
-class Rerun(Node):
-    """The master: run the blinding protocol again, as a fresh round."""
 
 
 @dataclass(frozen=True)

@@ -1,11 +1,19 @@
-"""Parse one line of a mail into a command (LALR, grammar loaded once)."""
+"""Parse one line of a mail into a command (LALR, grammar loaded once).
+
+The grammar is grammars/commands.lark with every method's own that extends
+it (a Method's GRAMMAR, found through judge.methods.registry): one LALR
+parser for all. The method's SYNTAX module builds its nodes (`Transform`,
+mixed into the shell's transformer) and names what the replies and masks
+need of its lines (`EXPECTED`, `LISTED`, `SECRET_WORDS`)."""
 
 from __future__ import annotations
 
+import importlib
 import re
 import unicodedata
 from dataclasses import replace
 from functools import cache
+from types import ModuleType
 from typing import Callable
 
 from lark import Lark, LarkError, Token, Transformer, UnexpectedCharacters, UnexpectedInput, UnexpectedToken
@@ -20,30 +28,62 @@ _EXPECTED = {
     "GAME": "a game name starting with ? (like ?spring)",
     "TARGET": "?game to play, Mgame as the game's master, Ogame to observe, or Xgame to take over power X",
     "PASSWORD": "a password",
-    "PLAYER": "a player's address",
     "NAME": "a name",
     "REST": "a date and time (like 2026-12-01 18:00 UTC) or a delay (like +48h)",
     "WHO": "a player's address, or name as the judge shows it",
     "PREF_LIST": "a preference list (like E[FGR][TAI])",
     "COUNT": "a number of players",
     "ENTROPY_TEXT": "any text",
-    "NUMBER": "a number of digits",
     "NOTICE_MODE": "EACH (a mail for each player and list) or DAILY (one digest a day)",
-    "TOKEN": "the token the judge mailed you (a word of letters)",
-    "HASH": "a SHA-256 hash (64 hexadecimal digits)",
     "AMOUNT": "a number of points",
     "PARAM_VALUE": "a whole number (or T/U for D)",
     "WORD": "a power's name",
     "$END": "the end of the line",
 }
-_COMMANDS = ("CREATE, SIGNON, SET, SIGNOFF, START, PROCESS, RERUN, EJECT, UNLOCK, REPLACE, NO PREFERENCE, FOR, "
-             "ENTROPY, LIST, HELP")
+_SHELL_COMMANDS = ("CREATE", "SIGNON", "SET", "SIGNOFF", "START", "PROCESS", "EJECT", "UNLOCK", "REPLACE",
+                   "NO PREFERENCE", "FOR", "ENTROPY", "LIST", "HELP")
+
+
+@cache
+def _extensions() -> tuple[tuple[str, ModuleType], ...]:
+    """(grammar text, SYNTAX module) of each method whose commands extend
+    the shell's grammar, in the registry's order."""
+    from judge.methods.registry import METHODS
+
+    found = []
+    for name in METHODS:
+        method = METHODS[name]
+        if method.GRAMMAR:
+            text = (data_dir("grammars") / method.GRAMMAR).read_text(encoding="utf-8")
+            found.append((text, importlib.import_module(method.SYNTAX)))
+    return tuple(found)
+
+
+@cache
+def _commands() -> str:
+    """The commands, as a reply that expected one lists them."""
+    return ", ".join(_SHELL_COMMANDS + tuple(w for _, m in _extensions() for w in m.LISTED))
+
+
+@cache
+def _expected() -> dict[str, str]:
+    return {**_EXPECTED, **{k: v for _, m in _extensions() for k, v in m.EXPECTED.items()}}
+
+
+@cache
+def _token_words() -> frozenset[str]:
+    """The methods' lines whose word after the game is a secret (SECRET_WORDS)."""
+    return frozenset(w for _, m in _extensions() for w in m.SECRET_WORDS)
 
 
 @cache
 def _parser() -> Lark:
-    text = (data_dir("grammars") / "commands.lark").read_text(encoding="utf-8")
-    return grammar_cache.lark(text, "commands", parser="lalr", maybe_placeholders=True, transformer=_ToNodes())
+    texts = [(data_dir("grammars") / "commands.lark").read_text(encoding="utf-8")]
+    texts += [text for text, _ in _extensions()]
+    # The shell's callbacks and each method's (Transform), one transformer.
+    transformer = type("_ToNodes", (_ToNodes, *(m.Transform for _, m in _extensions())), {})
+    return grammar_cache.lark("\n".join(texts), "commands", parser="lalr", maybe_placeholders=True,
+                              transformer=transformer())
 
 
 # Keywords of several words, which the grammar matches with one pattern each
@@ -57,8 +97,8 @@ def _describe(expected: set[str]) -> str:
     for term in sorted(expected):
         if term in _PHRASES:
             keywords.append(_PHRASES[term])
-        elif term in _EXPECTED:
-            names.append(_EXPECTED[term])
+        elif term in _expected():
+            names.append(_expected()[term])
         else:
             try:
                 value = getattr(_parser().get_terminal(term).pattern, "value", term)
@@ -66,7 +106,7 @@ def _describe(expected: set[str]) -> str:
                 continue
             keywords.append(value.upper() if value.isalpha() else f"'{value}'")
     if "WORD" in expected and len(keywords) > 5:
-        return f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
+        return f"a command ({_commands()}) or a bid like 'Austria 40'"
     if keywords:
         names.append("one of " + ", ".join(sorted(set(keywords))) if len(keywords) > 1 else keywords[0])
     return " or ".join(names) if names else "something else"
@@ -174,35 +214,6 @@ class _ToNodes(Transformer):
         game = _opt(c[0] if c else None)
         return nodes.ListGame(**_HERE, game=game[1:] if game else None)
 
-    def set_third_party(self, c):
-        return nodes.SetThirdParty(**_HERE, address=_who(c[0]))
-
-    def _blinding(kind, secret=True):
-        def make(self, c):
-            if not secret:  # CLAIM: no token
-                return nodes.Blinding(**_HERE, kind=kind, game=str(c[0])[1:], password="", password_column=0,
-                                      values=tuple(str(x) for x in c[1:]))
-            return nodes.Blinding(**_HERE, kind=kind, game=str(c[0])[1:], **_secret(c[1]),
-                                  values=tuple(str(x) for x in c[2:] if x is not None))
-        return make
-
-    blinded = _blinding("blinded")
-    blind_factor = _blinding("blind")
-    blind_list = _blinding("blindlist")
-    blinds_published = _blinding("blinds")
-    third_party_start = _blinding("thirdparty")
-    list_received = _blinding("listreceived")
-    blinds_in = _blinding("blindsin")
-    final_sent = _blinding("finalsent")
-    claim = _blinding("claim", secret=False)
-    tp_waiting = _blinding("waiting")
-    trace = _blinding("trace")
-    traced = _blinding("traced")
-    close_round = _blinding("closeround")
-
-    def rerun(self, c):
-        return nodes.Rerun(**_HERE)
-
     def on_behalf(self, c):
         return nodes.OnBehalf(**_HERE, player=_who(c[0]))
 
@@ -256,6 +267,11 @@ def _secret(tok: Token) -> dict:
     return {"password": str(tok), "password_column": tok.column}
 
 
+# For the callbacks of a method's grammar (its SYNTAX's Transform): the
+# placeholders of a node's place, a password's fields, a player as written.
+HERE, secret, who = _HERE, _secret, _who
+
+
 # White space as mail clients send it: tabs, no-break spaces (U+00A0, U+202F),
 # ideographic and typographic spaces, line and paragraph separators, NEL, and
 # the byte order mark that some clients leave at the start of a line. Each is
@@ -291,18 +307,14 @@ def _run(line: str, i: int, keep) -> int:
     return i
 
 
-# The blinding protocol's lines whose word after the game is a token or key.
-_TOKEN_WORDS = ("blinded", "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
-                "waiting", "trace", "traced", "closeround")
-
-
 def _secret_span(line: str) -> tuple[int, int] | None:
     """Where the password of a password-bearing command stands, read from the
     line's first words: no parse and no backtracking regex, one pass over the
     line, so that it works (and is linear) on any line, above all on one that
     did not parse. It errs on the side of masking too much:
     SIGNON: everything after the game; CREATE: the word after the game;
-    SET PASSWORD: everything after PASSWORD."""
+    SET PASSWORD: everything after PASSWORD; a method's line with a secret
+    after the game (SECRET_WORDS): that word."""
     i = _run(line, 0, lambda ch: not ch.isalpha())  # blanks, and "1." or "-" of a list
     j = _run(line, i, str.isalpha)
     keyword = line[i:j].casefold()
@@ -318,7 +330,7 @@ def _secret_span(line: str) -> tuple[int, int] | None:
             if line[i:j].casefold() != "password":
                 return None
         start, end = _skip(line, j), len(line)
-    elif keyword in ("signon", "create", *_TOKEN_WORDS):
+    elif keyword in ("signon", "create") or keyword in _token_words():
         i = _skip(line, j)
         # The game token: ?game or Mgame, up to what no game name holds (lark
         # reads "?spring:pw" as ?spring and ":pw"); a word if it holds no name.
@@ -327,7 +339,7 @@ def _secret_span(line: str) -> tuple[int, int] | None:
             j = _run(line, i, lambda ch: not _is_space(ch))
         start = _skip(line, j)
         end = len(line) if keyword == "signon" else _run(line, start, lambda ch: not _is_space(ch))
-        if keyword in _TOKEN_WORDS and not line[start:end].isalpha():
+        if keyword in _token_words() and not line[start:end].isalpha():
             return None  # no token there (BLINDED ?g 1234: the number, not a secret)
     else:
         return None
@@ -339,10 +351,17 @@ def _secret_span(line: str) -> tuple[int, int] | None:
 # The first word of a line the judge reads as a (failed) command: a command
 # keyword, with punctuation glued to it ("SIGNON:"). A line that begins with
 # a word and holds a number may be a bid ("Austria 4O").
-_COMMAND_WORDS = frozenset({"create", "signon", "sign", "signoff", "set", "start", "process", "eject", "replace", "no",
-                            "nopreference", "nopref", "list", "help", "for", "entropy", "unlock", "blinded",
-                            "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin", "finalsent",
-                            "claim", "waiting", "trace", "traced", "rerun", "closeround"})
+_SHELL_WORDS = frozenset({"create", "signon", "sign", "signoff", "set", "start", "process", "eject", "replace", "no",
+                          "nopreference", "nopref", "list", "help", "for", "entropy", "unlock"})
+
+
+@cache
+def _command_words() -> frozenset[str]:
+    """The shell's and every method's (its COMMAND_WORDS)."""
+    from judge.methods.registry import METHODS
+
+    return _SHELL_WORDS | {w for name in METHODS for w in METHODS[name].COMMAND_WORDS}
+
 _FIRST_WORD = re.compile(r"\s*([A-Za-z]+)")
 _FIRST_ALPHA = re.compile(r"[^A-Za-z]{0,20}([A-Za-z]+)")
 
@@ -353,7 +372,7 @@ def looks_like_command(line: str) -> bool:
     m = _FIRST_WORD.match(line)
     if m is None:
         return False
-    return m.group(1).casefold() in _COMMAND_WORDS or any(c.isdigit() for c in line[:80])
+    return m.group(1).casefold() in _command_words() or any(c.isdigit() for c in line[:80])
 
 
 def mask_secret(line: str, node: nodes.Node | None = None) -> str:
@@ -417,7 +436,7 @@ def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH
     except LarkError as err:
         # Any other error of lark's is still this line's fault, not the mail's:
         # the line is refused, the rest of the mail is read.
-        raise CommandSyntaxError(line_no, 1, _shown(line), f"a command ({_COMMANDS}) or a bid like 'Austria 40'",
+        raise CommandSyntaxError(line_no, 1, _shown(line), f"a command ({_commands()}) or a bid like 'Austria 40'",
                                  "The judge could not read this line.") from err
     if isinstance(node, nodes.Signon) and node.variant is not None and is_variant is not None \
             and not is_variant(node.variant):
@@ -444,7 +463,7 @@ def _as_posted(line: str, line_no: int, shown: str) -> nodes.Node | None:
     if forum.only_markup(line):
         return nodes.Markup(line=line_no, column=1)
     first = _FIRST_ALPHA.match(forum.blank_markup(line))
-    if first is not None and first.group(1).casefold() in _COMMAND_WORDS:
+    if first is not None and first.group(1).casefold() in _command_words():
         return None  # a command that went wrong is said to be one ("SET T 140 points")
     try:
         bids = forum.read_bid_line(line)
@@ -492,10 +511,10 @@ def _syntax_error(err: UnexpectedInput, line: str, raw: str, line_no: int) -> Co
     if expected == {"$END"}:
         hint += _one_word(raw, column)
     if not expected or expected >= {"WORD", "GAME"}:
-        what = f"a command ({_COMMANDS}) or a bid like 'Austria 40'"
+        what = f"a command ({_commands()}) or a bid like 'Austria 40'"
     else:
         what = _describe(expected)
     if "AMOUNT" in expected and "WORD" in expected:
         # The line began with a word that is no command: a bid, or just prose.
-        what = f"a number of points for a bid (like 'Austria 40'), or a command ({_COMMANDS})"
+        what = f"a number of points for a bid (like 'Austria 40'), or a command ({_commands()})"
     return CommandSyntaxError(line_no, column, line, what, hint.strip())

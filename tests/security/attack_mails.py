@@ -538,8 +538,11 @@ def fuzzed_mail(rng: random.Random, i: int, seed: int) -> tuple[bytes, str]:
 
 # -- fuzzed command lines --------------------------------------------------------
 def keywords() -> list[str]:
-    """Every keyword of the command grammar."""
-    text = (ROOT / "grammars" / "commands.lark").read_text(encoding="utf-8")
+    """Every keyword of the command grammar (with the methods' grammars that extend it)."""
+    from judge.methods import METHODS
+
+    names = ["commands.lark", *(METHODS[m].GRAMMAR for m in METHODS if METHODS[m].GRAMMAR)]
+    text = "\n".join((ROOT / "grammars" / name).read_text(encoding="utf-8") for name in names)
     return sorted(set(re.findall(r'"([A-Za-z]+)"i', text)))
 
 

@@ -13,10 +13,13 @@ from pathlib import Path
 
 from hypothesis import given, settings, strategies as st
 
+from judge.methods import METHODS
 from judge.syntax import CommandSyntaxError, mask_secret, nodes, parse_line
 
 GRAMMAR = Path(__file__).resolve().parents[2] / "grammars" / "commands.lark"
-KEYWORDS = sorted(set(re.findall(r'"([A-Za-z]+)"i', GRAMMAR.read_text(encoding="utf-8"))))
+# With the methods' grammars that extend it (blind-random's protocol lines).
+GRAMMARS = [GRAMMAR, *(GRAMMAR.parent / METHODS[m].GRAMMAR for m in METHODS if METHODS[m].GRAMMAR)]
+KEYWORDS = sorted({w for g in GRAMMARS for w in re.findall(r'"([A-Za-z]+)"i', g.read_text(encoding="utf-8"))})
 SPACES = [" ", "\t", "\u00a0", "\u3000", "\u2028", "\u2029", "\u0085", "\u2000", "\u2005", "\u200a", "\u202f",
           "\u205f", "\u1680", "\ufeff", "\x0b", "\x0c"]
 CONTROLS = ["\x00", "\x01", "\x07", "\x1b", "\x7f", "\x9b", "\u00ad", "\u200b", "\u200e", "\u202e", "\u2066",

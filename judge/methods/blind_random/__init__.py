@@ -1,12 +1,24 @@
 """Blind random (docs/blinding.md): powers drawn by a blinding protocol run
 by mail between the players, a third party and the judge, so that nobody
-learns who plays which power. engine.py is the judge's side of the protocol
-(pure: seed in, draws out); judge.blindmail and the BLINDING commands
-(judge.methods.blind_random.eml_blinding) run it by mail. No `judge resolve`: `judge
-verify` re-runs the judge's side from a record."""
+learns who plays which power. No `judge resolve`: `judge verify` re-runs the
+judge's side from a record.
+
+The whole method is this folder:
+
+- the protocol, pure: blinding.py names its parts (digits.py, shared.py,
+  records.py, gm_side.py, third_party.py); engine.py, the method's settings,
+  the seed's draws and the replay `judge verify` runs;
+- by mail: runs.py (the protocol's runs in the store, models.py, and the
+  mails they send, templates/blind_random/), eml_blinding.py (its
+  commands), syntax.py (their nodes; grammar grammars/blind_random.lark);
+- other_judges.py: what the shell asks of the protocol between judges;
+- cli.py: `judge blind` (the players' side) and `judge thirdparty` (the
+  operator of a third-party judge).
+"""
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from judge.methods.interface import Method
@@ -25,8 +37,17 @@ class BlindRandom(Method):
     HELP_ALIASES = ("blinding",)
     ENGINE = "judge.methods.blind_random.engine"
     COMMANDS = ("judge.methods.blind_random.eml_blinding",)
+    GRAMMAR = "blind_random.lark"
+    SYNTAX = "judge.methods.blind_random.syntax"
+    COMMAND_WORDS = ("blinded", "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin",
+                     "finalsent", "claim", "waiting", "trace", "traced", "rerun", "closeround")
+    CLI = MappingProxyType({"blind": "judge.methods.blind_random.cli:blind",
+                            "thirdparty": "judge.methods.blind_random.cli:thirdparty"})
+    MODELS = "judge.methods.blind_random.models"
+    PROTOCOL = "judge.methods.blind_random.other_judges"
+    KEPT_BY_VARIANT = ("third_party",)  # the third party does not depend on the powers
     REMINDED_STATE = "bidding"
-    REMINDER = "blind/reminder.txt.j2"
+    REMINDER = "blind_random/reminder.txt.j2"
     DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
     BLIND = True  # the web shows no power beside a player, nor the record
     RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"
@@ -38,15 +59,15 @@ class BlindRandom(Method):
         return self.engine().replay(data, seed)  # the blinding protocol's GM side
 
     def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
-        from judge import blindmail
         from judge.commands.eml_start import tell_observers
         from judge.deadlines import format_time
         from judge.games import deadline_ahead, set_state
+        from judge.methods.blind_random import runs
 
         set_state(session, game, "bidding", now)
         game.started_at = now
         deadline_ahead(config, game, now)
-        blindmail.start_round(session, config, now, game)
+        runs.start_round(session, config, now, game)
         tell_observers(session, config, now, game)
         return (f"?{game.name} started: each player was sent a blinded power message and a one-time token; the "
                 f"third party {game.params['third_party']} takes it from here. Deadline: "
@@ -56,33 +77,33 @@ class BlindRandom(Method):
         # The blinding protocol runs by mail between the players, the third
         # party and this judge: there is nothing to resolve at a deadline.
         # The master learns that it has not finished (once: the game waits).
-        from judge import blindmail
         from judge.games import notify, set_state
+        from judge.methods.blind_random import runs
 
         set_state(session, game, "waiting", now)
         game.missing_notified_at = now
-        step, waiting = blindmail.game_status(session, game)
-        notify(session, config, now, "gm/blind_deadline.txt.j2", [game.gm_address], game=game,
+        step, waiting = runs.game_status(session, game)
+        notify(session, config, now, f"{runs.TEMPLATES}/master_deadline.txt.j2", [game.gm_address], game=game,
                third_party=game.params.get("third_party"), step=step, waiting=waiting)
         return f"{game.name}: the blinding protocol is still running"
 
     def daily_notice(self, session: Session, config: Config, now: datetime, game: Game) -> str:
-        from judge import blindmail
         from judge.games import notify
+        from judge.methods.blind_random import runs
 
-        step, waiting = blindmail.game_status(session, game)
-        notify(session, config, now, "gm/blind_waiting.txt.j2", [game.gm_address], game=game, step=step,
+        step, waiting = runs.game_status(session, game)
+        notify(session, config, now, f"{runs.TEMPLATES}/master_waiting.txt.j2", [game.gm_address], game=game, step=step,
                waiting=waiting)
         return f"{game.name}: the master was told whom the blinding protocol waits for"
 
     def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
         """The players the protocol waits for, each with what their reminder says."""
-        from judge import blindmail
+        from judge.methods.blind_random import runs
 
-        run = blindmail.gm_run(session, game)
+        run = runs.gm_run(session, game)
         if run is None:
             return []
-        step, players = blindmail.awaited(run)
+        step, players = runs.awaited(run)
         waiting = set(players)
         third_party = run.third_party
         return [(p, {"step": step, "third_party": third_party})

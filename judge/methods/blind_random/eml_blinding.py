@@ -12,21 +12,21 @@ from __future__ import annotations
 
 from email.utils import parseaddr
 
-from judge import audit, blindmail, rng
+from judge import audit, rng
 from judge import record as sealed_record
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import format_time
 from judge.games import deadline_ahead, find_game, notify, set_state
-from judge.methods import blinding
+from judge.methods.blind_random import blinding, runs, syntax
 from judge.methods.blind_random.engine import NAME, final_key_commitment, final_stream, replay
+from judge.methods.blind_random.models import BlindRun
 from judge.rng import DrawStream
-from judge.store.models import BlindRun, Game, Resolution
-from judge.syntax import nodes
+from judge.store.models import Game, Resolution
 from judge.wording import plural
 
 
-@handles(nodes.SetThirdParty)
-def set_third_party(ctx: Context, node: nodes.SetThirdParty) -> str:
+@handles(syntax.SetThirdParty)
+def set_third_party(ctx: Context, node: syntax.SetThirdParty) -> str:
     game = ctx.require_master_in(("forming",), "the third party can only change before the game starts")
     if game.method != NAME:
         raise CommandRejected(f"?{game.name} uses {game.method}: a third party belongs to the blind-random method")
@@ -40,8 +40,8 @@ def set_third_party(ctx: Context, node: nodes.SetThirdParty) -> str:
     return f"the third party of ?{game.name} is {address.lower()}"
 
 
-@handles(nodes.Rerun)
-def rerun(ctx: Context, node: nodes.Rerun) -> str:
+@handles(syntax.Rerun)
+def rerun(ctx: Context, node: syntax.Rerun) -> str:
     """A fresh round: new format, G, messages, tokens and key; what the
     players and the third party did in the round before counts no more."""
     game = ctx.require_master_in(("bidding", "waiting"), "only a running blind-random game can run again")
@@ -51,7 +51,7 @@ def rerun(ctx: Context, node: nodes.Rerun) -> str:
     if not any(p.status == "active" for p in game.players):
         raise CommandRejected(f"?{game.name} has no players left")
     run = _fresh_round(ctx, game, "the master sent RERUN")
-    rnd = blindmail.gm_state(run).round
+    rnd = runs.gm_state(run).round
     return (f"?{game.name}: round {rnd} of the blinding protocol started; every player was sent a new blinded "
             f"message and token, and the third party {run.third_party} the new round. Deadline: "
             f"{format_time(game.deadline)}")
@@ -59,7 +59,7 @@ def rerun(ctx: Context, node: nodes.Rerun) -> str:
 
 def _fresh_round(ctx: Context, game, why: str) -> BlindRun:
     """A new round, and the game running again with a deadline ahead."""
-    run = blindmail.start_round(ctx.session, ctx.config, ctx.now, game, why=why)
+    run = runs.start_round(ctx.session, ctx.config, ctx.now, game, why=why)
     if game.state == "waiting":
         set_state(ctx.session, game, "bidding", ctx.now)
     deadline_ahead(ctx.config, game, ctx.now)
@@ -77,9 +77,9 @@ def roster_changed(ctx: Context, game) -> str:
         return ""
 
     def fresh_round() -> None:
-        run = blindmail.gm_run(ctx.session, game)
+        run = runs.gm_run(ctx.session, game)
         active = {p.address for p in game.players if p.status == "active"}
-        if run is None or not active or set(blindmail.gm_state(run).players) == active:
+        if run is None or not active or set(runs.gm_state(run).players) == active:
             return
         _fresh_round(ctx, game, "the players changed")
 
@@ -87,8 +87,8 @@ def roster_changed(ctx: Context, game) -> str:
     return "; a fresh round of the blinding protocol starts with the players as they are now"
 
 
-@handles(nodes.Blinding)
-def blinding_message(ctx: Context, node: nodes.Blinding) -> str:
+@handles(syntax.Blinding)
+def blinding_message(ctx: Context, node: syntax.Blinding) -> str:
     try:
         return _HANDLERS[node.kind](ctx, node)
     except blinding.ProtocolError as err:
@@ -99,14 +99,14 @@ def blinding_message(ctx: Context, node: nodes.Blinding) -> str:
 
 # --- this judge as the GM's side -------------------------------------------
 
-def _gm_game(ctx: Context, node: nodes.Blinding):
+def _gm_game(ctx: Context, node: syntax.Blinding):
     """The game, its current round and state, for a line from the game's
     third party: from its address and with the round's key."""
     game = find_game(ctx.session, node.game)
     if game is None or game.method != NAME:
         raise CommandRejected(f"?{node.game} is no blind-random game of this judge")
     ctx.named_game = game
-    run = blindmail.gm_run(ctx.session, game)
+    run = runs.gm_run(ctx.session, game)
     if run is None:
         raise CommandRejected(f"?{game.name} has not started")
     if ctx.sender.casefold() != run.third_party.casefold():
@@ -114,45 +114,45 @@ def _gm_game(ctx: Context, node: nodes.Blinding):
     if blinding.normal_token(node.password) != run.state.get("key"):
         # A forged line, or one of a round the master has replaced.
         raise CommandRejected(f"that is not the key of ?{game.name}'s current round")
-    return game, run, blindmail.gm_state(run)
+    return game, run, runs.gm_state(run)
 
 
-def _blind_list(ctx: Context, node: nodes.Blinding) -> str:
+def _blind_list(ctx: Context, node: syntax.Blinding) -> str:
     game, run, state = _gm_game(ctx, node)
-    blindmail.save(run, blinding.third_party_list(state, list(node.values)))
+    runs.save(run, blinding.third_party_list(state, list(node.values)))
     run.state = {**run.state, "tp_waiting": None}
-    blindmail.send(ctx.session, ctx.config, ctx.now, "list_received", [run.third_party], game.id, kind="token",
+    runs.send(ctx.session, ctx.config, ctx.now, "list_received", [run.third_party], game.id, kind="token",
                    game=game.name, key=run.state["key"])
     return f"the list of {len(node.values)} blinded messages of ?{game.name} is in; the third party was told"
 
 
-def _blinds_in(ctx: Context, node: nodes.Blinding) -> str:
+def _blinds_in(ctx: Context, node: syntax.Blinding) -> str:
     game, run, state = _gm_game(ctx, node)
     state = blinding.blinds_collected(state)
-    state, final = blinding.unblind(state, final_stream(blindmail.gm_seed(run), blindmail.final_key(run),
+    state, final = blinding.unblind(state, final_stream(runs.gm_seed(run), runs.final_key(run),
                                                         state.round))
     fmt = blinding.public_format(state)
-    blindmail.save(run, state)
+    runs.save(run, state)
     run.state = {**run.state, "tp_waiting": None}
     for player, message in final.items():
-        blindmail.send(ctx.session, ctx.config, ctx.now, "player_final", [player], game.id, game=game.name,
+        runs.send(ctx.session, ctx.config, ctx.now, "player_final", [player], game.id, game=game.name,
                        message=message, pattern=fmt, third_party=run.third_party,
                        powers=", ".join(f"{k} {p}" for k, p in enumerate(state.powers)))
-    blindmail.send(ctx.session, ctx.config, ctx.now, "final_sent", [run.third_party], game.id, kind="token",
+    runs.send(ctx.session, ctx.config, ctx.now, "final_sent", [run.third_party], game.id, kind="token",
                    game=game.name, key=run.state["key"])
     return f"the final messages of ?{game.name} are sent and the format published ({fmt})"
 
 
-def _blinds(ctx: Context, node: nodes.Blinding) -> str:
+def _blinds(ctx: Context, node: syntax.Blinding) -> str:
     game, run, state = _gm_game(ctx, node)
     state, record = blinding.blinds_published(state, list(node.values))
-    blindmail.save(run, state)
+    runs.save(run, state)
     if not record.ok:
         # Two or more corrupted messages: the third party traces its list
         # (docs/blinding.md); the master may RERUN instead.
-        blindmail.send(ctx.session, ctx.config, ctx.now, "trace", [run.third_party], game.id, kind="token",
+        runs.send(ctx.session, ctx.config, ctx.now, "trace", [run.third_party], game.id, kind="token",
                        game=game.name, key=run.state["key"], reason=record.rerun_reason)
-        notify(ctx.session, ctx.config, ctx.now, "blind/master_trace.txt.j2", [game.gm_address], game=game,
+        notify(ctx.session, ctx.config, ctx.now, f"{runs.TEMPLATES}/master_trace.txt.j2", [game.gm_address], game=game,
                reason=record.rerun_reason, third_party=run.third_party)
         audit.record(ctx.session, ctx.now, "state", game_id=game.id, blinding="trace asked",
                      reason=record.rerun_reason)
@@ -161,10 +161,10 @@ def _blinds(ctx: Context, node: nodes.Blinding) -> str:
     return f"?{game.name} is assigned: every player was told their own power, the master the whole record"
 
 
-def _traced(ctx: Context, node: nodes.Blinding) -> str:
+def _traced(ctx: Context, node: syntax.Blinding) -> str:
     game, run, state = _gm_game(ctx, node)
     state, record = blinding.traced(state, list(node.values))
-    blindmail.save(run, state)
+    runs.save(run, state)
     _finish(ctx, game, run, state, record)
     return f"?{game.name} is assigned by the third party's trace"
 
@@ -174,7 +174,7 @@ def _finish(ctx: Context, game, run: BlindRun, state: blinding.GMState, record: 
     own power with what they need to check their own part, and nothing
     else (docs/blinding.md)."""
     run.finished = True
-    seed, fkey = blindmail.gm_seed(run), blindmail.final_key(run)
+    seed, fkey = runs.gm_seed(run), runs.final_key(run)
     data = {"players": list(state.players), "powers": list(state.powers), "third_party": run.third_party,
             "round": state.round, "blinded_list": list(state.blinded_list), "blinds": list(state.blinds),
             "final_key": fkey.hex() if fkey else None}
@@ -200,12 +200,12 @@ def _finish(ctx: Context, game, run: BlindRun, state: blinding.GMState, record: 
                 "final_key_commitment": final_key_commitment(fkey) if fkey else None}
         own = replay(mine, seed)
         sealed = {**sealed_record.sealed(game.name, game.method, mine, reveal, own), "role": "player"}
-        blindmail.send(ctx.session, ctx.config, ctx.now, "player_power", [player], game.id, game=game.name,
+        runs.send(ctx.session, ctx.config, ctx.now, "player_power", [player], game.id, game=game.name,
                        power=powers[player], seed=seed.hex(), commitment=game.commitment, own=own,
                        correction=corrected.get(player), blinds=list(state.blinds),
                        attachments=[(sealed_record.FILENAME, sealed_record.to_bytes(sealed), "application/json")])
     names = {p.address: p.name for p in game.players}
-    blindmail.send(ctx.session, ctx.config, ctx.now, "master_record", [game.gm_address], game.id,
+    runs.send(ctx.session, ctx.config, ctx.now, "master_record", [game.gm_address], game.id,
                    game=game.name, record=record, names=names, pattern=state.fmt.pattern, gm_blind=state.gm_blind,
                    seed=seed.hex(), commitment=game.commitment,
                    attachments=[(sealed_record.FILENAME, sealed_record.to_bytes(
@@ -217,7 +217,7 @@ def _finish(ctx: Context, game, run: BlindRun, state: blinding.GMState, record: 
                  corrections=[c.as_dict() for c in record.corrections])
 
 
-def _waiting(ctx: Context, node: nodes.Blinding) -> str:
+def _waiting(ctx: Context, node: syntax.Blinding) -> str:
     game, run, state = _gm_game(ctx, node)
     step = node.values[0].lower()
     if step not in ("blinded", "blind", "none"):
@@ -229,13 +229,13 @@ def _waiting(ctx: Context, node: nodes.Blinding) -> str:
     return f"?{game.name}: the third party waits for {plural(len(players), 'player')}"
 
 
-def _claim(ctx: Context, node: nodes.Blinding) -> str:
+def _claim(ctx: Context, node: syntax.Blinding) -> str:
     game = find_game(ctx.session, node.game)
     if game is None or game.method != NAME:
         raise CommandRejected(f"?{node.game} is no blind-random game of this judge")
     ctx.named_game = game
-    run = blindmail.gm_run(ctx.session, game)
-    state = blindmail.gm_state(run) if run is not None else None
+    run = runs.gm_run(ctx.session, game)
+    state = runs.gm_state(run) if run is not None else None
     if state is None or ctx.sender not in state.players:
         raise CommandRejected(f"you are not a player of ?{game.name}")
     verdict = blinding.check_claim(state, ctx.sender, node.values[0])
@@ -251,18 +251,18 @@ def _log(ctx: Context, run: BlindRun) -> None:
     ctx.blind_run_id = run.id
 
 
-def _third_party_start(ctx: Context, node: nodes.Blinding) -> str:
+def _third_party_start(ctx: Context, node: syntax.Blinding) -> str:
     """One THIRDPARTY line per player: ?game KEY player token-hash."""
     player, hash_ = node.values
     _, address = parseaddr(player)
     if "@" not in address:
         raise CommandRejected(f"{player!r} is not a player's mail address")
-    run = blindmail.tp_run_by_key(ctx.session, node.game, ctx.sender, node.password)
+    run = runs.tp_run_by_key(ctx.session, node.game, ctx.sender, node.password)
     if run is None:
         if ctx.sender.casefold() == ctx.config.address.casefold():
             raise CommandRejected("this judge cannot be its own third party")
         trusted = ctx.sender.casefold() in ctx.config.trusted_judges
-        if not trusted and blindmail.pending_request(ctx.session, ctx.sender) is not None:
+        if not trusted and runs.pending_request(ctx.session, ctx.sender) is not None:
             # One waiting request per sender, whatever the game: a stranger
             # cannot fill the store or the moderators' mailbox with them.
             raise CommandRejected("a request of yours waits for this judge's operator already")
@@ -278,27 +278,27 @@ def _third_party_start(ctx: Context, node: nodes.Blinding) -> str:
         audit.record(ctx.session, ctx.now, "state", run=run.id, blinding="third party asked", gm=ctx.sender,
                      game=node.game, trusted=trusted)
         if not trusted:
-            blindmail.send(ctx.session, ctx.config, ctx.now, "operator_confirm", list(ctx.config.moderators), None,
+            runs.send(ctx.session, ctx.config, ctx.now, "operator_confirm", list(ctx.config.moderators), None,
                            run_id=run.id, game=node.game, gm=ctx.sender)
             return (f"this judge is not configured to trust {ctx.sender}: its operator was asked to accept being "
                     f"the third party of ?{node.game}")
         return f"this judge is the third party of ?{node.game}"
     _log(ctx, run)
-    state = blindmail.tp_state(run).with_player(address.lower(), hash_)
-    blindmail.save(run, state)
+    state = runs.tp_state(run).with_player(address.lower(), hash_)
+    runs.save(run, state)
     return f"?{node.game}: {address.lower()} is a player"
 
 
-def _tp_from_gm(ctx: Context, node: nodes.Blinding, *, finished: bool = False) -> BlindRun:
-    run = blindmail.tp_run_by_key(ctx.session, node.game, ctx.sender, node.password, finished=finished)
+def _tp_from_gm(ctx: Context, node: syntax.Blinding, *, finished: bool = False) -> BlindRun:
+    run = runs.tp_run_by_key(ctx.session, node.game, ctx.sender, node.password, finished=finished)
     if run is None or (run.state.get("closed") and not finished):
         raise CommandRejected(f"this judge is not the third party of a game ?{node.game} of yours with that key")
     _log(ctx, run)
     return run
 
 
-def _tp_from_player(ctx: Context, node: nodes.Blinding) -> tuple[BlindRun, str, blinding.ThirdPartyState]:
-    run, player = blindmail.tp_run_by_token(ctx.session, node.game, node.password)
+def _tp_from_player(ctx: Context, node: syntax.Blinding) -> tuple[BlindRun, str, blinding.ThirdPartyState]:
+    run, player = runs.tp_run_by_token(ctx.session, node.game, node.password)
     if run is None or player is None:
         raise CommandRejected(f"this judge is the third party of no game ?{node.game} with that token: copy "
                               "the token from the mail the game's judge sent you when the round started")
@@ -307,14 +307,14 @@ def _tp_from_player(ctx: Context, node: nodes.Blinding) -> tuple[BlindRun, str, 
         raise CommandRejected(f"this judge's operator has not yet accepted being the third party of ?{run.game}; "
                               "send it again later")
     _close_older_rounds(ctx, run)
-    return run, player, blindmail.tp_state(run)
+    return run, player, runs.tp_state(run)
 
 
 def _close_older_rounds(ctx: Context, run: BlindRun) -> None:
     """A player's token proves the run real (only the GM's judge mails
     tokens): older unfinished runs of the game from that judge are closed.
     Not earlier: a forged THIRDPARTY could otherwise close the real run."""
-    for old in blindmail.tp_runs(ctx.session, run.game):
+    for old in runs.tp_runs(ctx.session, run.game):
         if old.id < run.id and old.gm.casefold() == run.gm.casefold():
             old.finished = True
             old.state = {**old.state, "closed": "a newer round of the game started"}
@@ -326,7 +326,7 @@ def _tell_gm_waiting(ctx: Context, run: BlindRun, before: tuple[str, list[str]],
     changes (its LIST and the master's notices name them)."""
     now = state.waiting_for()
     if now != before and now[1]:
-        blindmail.send(ctx.session, ctx.config, ctx.now, "waiting", [run.gm], None, kind="token", run_id=run.id,
+        runs.send(ctx.session, ctx.config, ctx.now, "waiting", [run.gm], None, kind="token", run_id=run.id,
                        game=run.game, key=state.key, step=now[0].upper(), players=now[1])
 
 
@@ -340,7 +340,7 @@ def _remaining(state: blinding.ThirdPartyState) -> str:
     return f" Waiting for the {what} of {plural(len(who), 'more player')}."
 
 
-def _blinded(ctx: Context, node: nodes.Blinding) -> str:
+def _blinded(ctx: Context, node: syntax.Blinding) -> str:
     run, player, state = _tp_from_player(ctx, node)
     before = state.waiting_for()
     had = dict(state.messages).get(player)
@@ -352,59 +352,59 @@ def _blinded(ctx: Context, node: nodes.Blinding) -> str:
         run.state = {**run.state, "draws": draws}
         for d in draws:
             audit.record(ctx.session, ctx.now, "draw", run=run.id, **d)
-        blindmail.send(ctx.session, ctx.config, ctx.now, "blind_list", [run.gm], None, kind="token", run_id=run.id,
+        runs.send(ctx.session, ctx.config, ctx.now, "blind_list", [run.gm], None, kind="token", run_id=run.id,
                        game=run.game, key=state.key, messages=shuffled)
     else:
         _tell_gm_waiting(ctx, run, before, state)
-    blindmail.save(run, state)
+    runs.save(run, state)
     replaced = " It replaces the one you sent before." if had and had != node.values[0] else ""
     done = " Every player's is in: the shuffled list went to the GM's judge." if state.shuffled else ""
     return f"your blinded message for ?{run.game} is in.{replaced}{done}{_remaining(state)}"
 
 
-def _list_received(ctx: Context, node: nodes.Blinding) -> str:
+def _list_received(ctx: Context, node: syntax.Blinding) -> str:
     run = _tp_from_gm(ctx, node)
-    state = blindmail.tp_state(run)
+    state = runs.tp_state(run)
     before = state.waiting_for()
     state = state.confirm_list()
-    blindmail.save(run, state)
+    runs.save(run, state)
     # Each player's own token is in the mail the GM's judge sent them;
     # this judge never had it.
-    blindmail.send(ctx.session, ctx.config, ctx.now, "ask_blind", list(state.players), None, run_id=run.id,
+    runs.send(ctx.session, ctx.config, ctx.now, "ask_blind", list(state.players), None, run_id=run.id,
                    game=run.game)
     _tell_gm_waiting(ctx, run, before, state)
     return f"?{run.game}: the players were asked for their blinds"
 
 
-def _blind(ctx: Context, node: nodes.Blinding) -> str:
+def _blind(ctx: Context, node: syntax.Blinding) -> str:
     run, player, state = _tp_from_player(ctx, node)
     before = state.waiting_for()
     had = dict(state.blinds).get(player)
     state = state.receive_blind(player, node.values[0])
     if state.has_all_blinds:
-        blindmail.send(ctx.session, ctx.config, ctx.now, "blinds_in", [run.gm], None, kind="token", run_id=run.id,
+        runs.send(ctx.session, ctx.config, ctx.now, "blinds_in", [run.gm], None, kind="token", run_id=run.id,
                        game=run.game, key=state.key)
     else:
         _tell_gm_waiting(ctx, run, before, state)
-    blindmail.save(run, state)
+    runs.save(run, state)
     replaced = " It replaces the one you sent before." if had and had != node.values[0] else ""
     return f"your blinding factor for ?{run.game} is in.{replaced}{_remaining(state)}"
 
 
-def _final_sent(ctx: Context, node: nodes.Blinding) -> str:
+def _final_sent(ctx: Context, node: syntax.Blinding) -> str:
     run = _tp_from_gm(ctx, node)
-    state = blindmail.tp_state(run).final_messages_sent()
+    state = runs.tp_state(run).final_messages_sent()
     blinds = state.publish()
-    blindmail.save(run, state)
+    runs.save(run, state)
     run.finished = True
-    blindmail.send(ctx.session, ctx.config, ctx.now, "publish", [run.gm], None, kind="token", run_id=run.id,
+    runs.send(ctx.session, ctx.config, ctx.now, "publish", [run.gm], None, kind="token", run_id=run.id,
                    game=run.game, key=state.key, blinds=blinds)
-    blindmail.send(ctx.session, ctx.config, ctx.now, "publish_player", list(state.players), None, run_id=run.id,
+    runs.send(ctx.session, ctx.config, ctx.now, "publish_player", list(state.players), None, run_id=run.id,
                    game=run.game, blinds=blinds)
     return f"?{run.game}: the blinds are published"
 
 
-def _close_round(ctx: Context, node: nodes.Blinding) -> str:
+def _close_round(ctx: Context, node: syntax.Blinding) -> str:
     """The GM's judge replaced this round (its key shows it is the GM's
     judge): its players' tokens count no more."""
     run = _tp_from_gm(ctx, node, finished=True)
@@ -414,11 +414,11 @@ def _close_round(ctx: Context, node: nodes.Blinding) -> str:
     return f"?{run.game}: that round is closed"
 
 
-def _trace(ctx: Context, node: nodes.Blinding) -> str:
+def _trace(ctx: Context, node: syntax.Blinding) -> str:
     run = _tp_from_gm(ctx, node, finished=True)
-    senders = blindmail.tp_state(run).trace()
-    blindmail.send(ctx.session, ctx.config, ctx.now, "traced", [run.gm], None, kind="token", run_id=run.id,
-                   game=run.game, key=blindmail.tp_state(run).key, senders=senders)
+    senders = runs.tp_state(run).trace()
+    runs.send(ctx.session, ctx.config, ctx.now, "traced", [run.gm], None, kind="token", run_id=run.id,
+                   game=run.game, key=runs.tp_state(run).key, senders=senders)
     return f"?{run.game}: the trace went to the GM's judge"
 
 
@@ -435,7 +435,7 @@ def list_view(ctx: Context, game: Game, master: bool) -> dict:
     it waits for, and a power only to its own player and the master -- in a
     reply that then goes to that one's registered address, never to a
     Reply-To (docs/security.md)."""
-    step, waiting = blindmail.game_status(ctx.session, game)
+    step, waiting = runs.game_status(ctx.session, game)
     if game.state == "forming":
         step, waiting = "not started", []
     me = ctx.player if ctx.role == "player" and ctx.game is game else None

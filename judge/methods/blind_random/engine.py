@@ -1,9 +1,10 @@
 """The `blind-random` method: powers assigned at random and kept secret from
 the other players, by Murky's blinding protocol (docs/blinding.md).
 
-The protocol's pure steps are judge.methods.blinding; this module holds the
-method's settings. The game runs by mail only (judge/blindmail.py): there is
-nothing to resolve offline.
+The protocol's pure steps are blinding.py's; this module holds the method's
+settings, the draws of its steps from the game's seed and the replay of a
+round. The game runs by mail only (runs.py): there is nothing to resolve
+offline.
 """
 
 from __future__ import annotations
@@ -83,7 +84,7 @@ def replay(data: Mapping[str, Any], seed: bytes) -> dict[str, Any]:
     player's (`data` has "player": their own part only, player_replay)."""
     if "player" in data:
         return player_replay(data, seed)
-    from judge.methods import blinding
+    from judge.methods.blind_random import blinding
 
     rnd = data.get("round", 1)
     final_key = bytes.fromhex(data["final_key"]) if data.get("final_key") else None
@@ -124,7 +125,7 @@ def player_replay(data: Mapping[str, Any], seed: bytes) -> dict[str, Any]:
     many), powers, round, first_message and final_message (as mailed to the
     player), blinded_list and blinds (as published), power (what the GM's
     record told the player)."""
-    from judge.methods import blinding
+    from judge.methods.blind_random import blinding
 
     stream = start_stream(seed, data.get("round", 1))
     n, place = int(data["players"]), int(data["place"])

@@ -7,8 +7,10 @@ from judge.store.models import Base
 config = context.config
 engine = config.attributes.get("engine")
 if engine is None:  # run from the alembic CLI: take the URL from the config
+    from judge.methods.registry import load_models
     from judge.store.db import make_engine
 
+    load_models()  # the methods' own tables too, for `alembic revision --autogenerate`
     engine = make_engine(config.get_main_option("sqlalchemy.url"))
 
 with engine.connect() as connection:
