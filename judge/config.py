@@ -23,10 +23,10 @@ from types import ModuleType
 from typing import Any, Mapping
 
 from judge.sources.size_limit import DEFAULT_MAX_BYTES
+# ConfigError lives with the parts' table reader (a part imports no
+# configuration module); judge.config.ConfigError is the same class.
 from judge.tables import ConfigError, Table
 from judge.variants import PowerListError, make_power_list
-
-__all__ = ["Config", "ConfigError", "check_methods", "find_config", "load_config"]
 
 
 # [judge] docs_url: where the judge's texts link the docs (docs/NAME.md read
