@@ -1,37 +1,42 @@
-"""Wiring: a Config becomes a running Judge (store, sources, transport)."""
+"""Wiring: a Config becomes a running Judge (store, sources, transport).
+
+The mail channels are those the configuration names, found by name in
+judge/channels.py, each opened with the settings it read from its own
+table: this module names none of them.
+"""
 
 from __future__ import annotations
 
 from sqlalchemy import make_url
 from sqlalchemy.exc import ArgumentError, DBAPIError, NoSuchModuleError, OperationalError
 
+from judge import channels
 from judge.clock import Clock, SystemClock
 from judge.config import Config
 from judge.daemon import Judge
-from judge.sources.maildir import MaildirSource
+from judge.sources.base import Intake, Source
 from judge.store.db import make_engine, session_factory, upgrade
 from judge.transports.base import Transport
-from judge.transports.maildir import MaildirTransport
-from judge.transports.smtp import SmtpTransport
+from judge.transports.composite import CompositeTransport
 
 
-def make_transport(config: Config) -> Transport:
-    if config.transport == "smtp":
-        return SmtpTransport(config.smtp)
-    return MaildirTransport(config.outbox_path)
+def make_transport(config: Config, name: str | None = None) -> Transport:
+    """The transport `name` ([outbox] transport by default), with its settings."""
+    name = name or config.transport
+    return channels.transport(name).open_transport(config.part(f"transports.{name}"))
 
 
-def make_source(config: Config, judge: Judge):
-    if config.inbox_type == "imap":
-        from judge.sources.imap import ImapSource
-        from judge.sources.watermark import WatermarkStore
+def make_source(config: Config, judge: Judge, name: str | None = None) -> Source:
+    """The source `name` ([inbox] type by default), with its settings."""
+    from judge.sources.watermark import WatermarkStore
 
-        return ImapSource(config.imap, WatermarkStore(judge.sessions), max_bytes=config.max_message_bytes)
-    return MaildirSource(config.inbox_path, name="maildir:inbox", max_bytes=config.max_message_bytes)
+    name = name or config.inbox_type
+    intake = Intake(max_bytes=config.max_message_bytes, watermarks=WatermarkStore(judge.sessions))
+    return channels.source(name).open_source(config.part(f"sources.{name}"), intake)
 
 
 def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = True) -> Judge:
-    """Open (and upgrade) the store; with_io adds the configured source and transport."""
+    """Open (and upgrade) the store; with_io adds the configured sources and transport."""
     config.data_dir.mkdir(parents=True, exist_ok=True)
     engine = make_engine(config.database_url)
     upgrade(engine)
@@ -39,15 +44,11 @@ def build_judge(config: Config, clock: Clock | None = None, *, with_io: bool = T
     if with_io:
         judge.sources = [make_source(config, judge)]
         judge.transport = make_transport(config)
-        if config.forum is not None:
-            # A Discourse forum: its posts are read as mail, and replies to
-            # forum players are posted in their topics.
-            from judge.sources.discourse import DiscourseSource
-            from judge.sources.watermark import WatermarkStore
-            from judge.transports.discourse import CompositeTransport, DiscourseTransport
-
-            judge.sources.append(DiscourseSource(config.forum, WatermarkStore(judge.sessions)))
-            judge.transport = CompositeTransport([DiscourseTransport(config.forum), judge.transport])
+        if config.forum_type is not None:
+            # A forum: its posts are read as mail, and what goes to its
+            # players is posted there; the rest goes by the mail transport.
+            judge.sources.append(make_source(config, judge, config.forum_type))
+            judge.transport = CompositeTransport([make_transport(config, config.forum_type), judge.transport])
     return judge
 
 

@@ -165,10 +165,9 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         click.echo(f"judge: configuration {found}" if found else "judge: configuration: none, the built-in defaults")
         click.echo(f"judge: data directory {config.data_dir}")
         click.echo(f"judge: database {make_url(config.database_url).render_as_string(hide_password=True)}")
-        click.echo(f"judge: reading mail from {_inbox_shown(config)}")
+        click.echo(f"judge: reading mail from {', '.join(source.describe() for source in judge.sources)}")
         _check_sources(judge)
-        where = config.outbox_path if config.transport == "maildir" else f"{config.smtp.host}:{config.smtp.port}"
-        click.echo(f"judge: sending mail through {config.transport} ({where}) as {config.address}")
+        click.echo(f"judge: sending mail through {judge.transport.describe()} as {config.address}")
         web = None
         if with_web:
             # Its own thread, event loop and store engine: a page never
@@ -198,14 +197,6 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
         # One line, and the status systemd acts on: 75 is retried, 2 is not.
         click.echo(f"judge: {message}", err=True)
         sys.exit(EXIT_TEMPFAIL if temporary else EXIT_CONFIG)
-
-
-def _inbox_shown(config) -> str:
-    """Where the daemon reads mail, for its start-up lines (no password)."""
-    if config.inbox_type == "imap":
-        i = config.imap
-        return f"IMAP {i.username}@{i.host}:{i.effective_port} ({i.security}), folder {i.folder}"
-    return f"the Maildir {config.inbox_path}"
 
 
 def _check_sources(judge) -> None:

@@ -3,18 +3,29 @@
 A configuration error is reported with the option at fault and makes the
 daemon exit with status 2, which the systemd unit does not restart on.
 deploy/judge.example.toml documents every option.
+
+This module knows the core's keys (CORE_KEYS). A part with settings of its
+own (a mail channel, judge/channels.py; a method, judge.methods.registry.
+TABLES) declares its table and reads it itself (judge/tables.py); its
+settings are `config.part("sources.imap")`.
 """
 
 from __future__ import annotations
 
+import importlib
 import ipaddress
 import os
 import tomllib
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
+from types import ModuleType
 from typing import Any, Mapping
 
-from judge.transports.smtp import SmtpSettings
+from judge.sources.size_limit import DEFAULT_MAX_BYTES
+# ConfigError lives with the parts' table reader (a part imports no
+# configuration module); judge.config.ConfigError is the same class.
+from judge.tables import ConfigError, Table
 from judge.variants import PowerListError, make_power_list
 
 
@@ -22,10 +33,6 @@ from judge.variants import PowerListError, make_power_list
 # on the web). None by default: a link that may not exist is worse than
 # none, and every text also names the HELP topic that says as much.
 DEFAULT_DOCS_URL = ""
-
-
-class ConfigError(Exception):
-    """The configuration cannot be used; the message names the option."""
 
 
 # Where a judge command looks for its configuration when neither --config
@@ -74,18 +81,18 @@ class Config:
     poll_interval: float = 5.0
     default_deadline_hours: float = 72.0
     password_cost: int = 14
-    inbox_path: Path | None = None  # Maildir the daemon reads
-    inbox_type: str = "maildir"  # maildir | imap
-    imap: Any = None  # judge.sources.imap.ImapSettings when inbox_type is "imap"
-    forum: Any = None  # judge.sources.discourse.DiscourseSettings when a [forum] section is given
-    transport: str = "maildir"  # maildir | smtp
-    outbox_path: Path | None = None  # Maildir the maildir transport writes
-    smtp: SmtpSettings = field(default_factory=SmtpSettings)
+    # The mail channels in use, by their names in judge/channels.py: the
+    # source that reads mail ([inbox] type), the transport that sends it
+    # ([outbox] transport), and a forum read and posted to besides ([forum]
+    # type, when the file has a [forum] table).
+    inbox_type: str = "maildir"
+    transport: str = "maildir"
+    forum_type: str | None = None
     max_attempts: int = 8
     retry_seconds: float = 60.0
     # Postfix's default message_size_limit: a larger mail is answered, and
     # only its header is stored.
-    max_message_bytes: int = 10_240_000
+    max_message_bytes: int = DEFAULT_MAX_BYTES
     max_mails_per_sender_per_hour: int = 60
     # nJudge's lines are short; a longer line is refused before any regular
     # expression or the grammar reads it (no input costs more than linear time).
@@ -109,10 +116,6 @@ class Config:
     # there is refused when require_authenticated_from is set.
     trusted_authserv_ids: tuple[str, ...] = ()
     require_authenticated_from: bool = False
-    # The judges this judge is the blinding protocol's third party for at
-    # once; a THIRDPARTY request from anyone else waits for an operator's
-    # `judge thirdparty accept` (docs/blinding.md).
-    trusted_judges: tuple[str, ...] = ()
     variants: Mapping[str, list[Any]] = field(default_factory=dict)
     # CREATE ?game password with no method makes a game of this method (nJudge: preference).
     default_method: str = "preference"
@@ -136,31 +139,121 @@ class Config:
     # for the links of the feeds; None: the address the server listens on,
     # never a request's Host header.
     web_public_url: str | None = None
+    # The settings of the parts with a table of their own ("sources.imap",
+    # "transports.smtp", "methods.blind-random"...): those in use, and those
+    # whose table the file has, read and checked at load; any other is read
+    # from its defaults when first asked for (part()).
+    parts: dict[str, Any] = field(default_factory=dict)
+    # The file's tables, as read (the part() of a part read later).
+    tables: Mapping[str, Mapping[str, Any]] = field(default_factory=dict)
 
     @property
     def domain(self) -> str:
         return self.address.rpartition("@")[2] or "localhost"
 
+    def part(self, key: str) -> Any:
+        """The settings of the part `key` ("sources.imap"; "methods.NAME")."""
+        if key not in self.parts:
+            self.parts[key] = _read(_parts()[key], self.tables, self.data_dir)
+        return self.parts[key]
 
-_KNOWN = {
-    "judge": {"address", "name", "data_dir", "database", "poll_interval", "default_deadline_hours",
-              "password_cost", "moderators", "default_method", "docs_url", "reminder_hours"},
-    "inbox": {"type", "path"},
-    "imap": {"host", "port", "security", "username", "password", "folder", "processed", "cafile", "verify",
-             "timeout", "idle_timeout"},
-    "forum": {"type", "base_url", "api_key", "username", "categories", "topic_ids", "users", "forum_players",
-              "include_private_messages", "start_id", "fallback_topic", "timeout"},
-    "outbox": {"transport", "path", "max_attempts", "retry_seconds"},
-    "smtp": {"host", "port", "security", "username", "password", "timeout", "cafile", "verify"},
-    "limits": {"max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length", "max_commands_per_mail",
-               "raw_mail_retention_days",
-               "password_backoff_after", "password_backoff_seconds", "password_lock_after"},
-    "auth": {"trusted_authserv_ids", "require_authenticated_from"},
-    "blinding": {"trusted_judges"},
-    "web": {"host", "port", "trusted_proxies", "public_url"},
+    def __getattr__(self, name: str) -> Any:
+        # Only for a name the Config has not: a part's settings by the name
+        # they had here before parts read their own tables (inbox_path,
+        # outbox_path, smtp, imap, trusted_judges), as the part declares it
+        # (CONFIG_NAMES).
+        if not name.startswith("_"):
+            for key, module in _parts().items():
+                getter = getattr(module, "CONFIG_NAMES", {}).get(name)
+                if getter is not None:
+                    return getter(self.part(key))
+        raise AttributeError(f"{type(self).__name__!r} object has no attribute {name!r}")
+
+
+# The core's tables and keys; None: a table of tables ([variants.NAME],
+# [methods.NAME]). The parts' own keys come from the parts (known_tables).
+CORE_KEYS: dict[str, frozenset[str] | None] = {
+    "judge": frozenset({"address", "name", "data_dir", "database", "poll_interval", "default_deadline_hours",
+                        "password_cost", "moderators", "default_method", "docs_url", "reminder_hours"}),
+    "inbox": frozenset({"type"}),
+    "outbox": frozenset({"transport", "max_attempts", "retry_seconds"}),
+    "forum": frozenset({"type"}),
+    "limits": frozenset({"max_message_bytes", "max_mails_per_sender_per_hour", "max_line_length",
+                         "max_commands_per_mail", "raw_mail_retention_days", "password_backoff_after",
+                         "password_backoff_seconds", "password_lock_after"}),
+    "auth": frozenset({"trusted_authserv_ids", "require_authenticated_from"}),
+    "web": frozenset({"host", "port", "trusted_proxies", "public_url"}),
     "variants": None,
     "methods": None,
 }
+
+
+def _parts() -> dict[str, ModuleType]:
+    """Every part with a table of its own, by its key: the mail channels
+    ("sources.NAME", "transports.NAME") and the methods that declare one
+    ("methods.NAME")."""
+    from judge import channels
+    from judge.methods.registry import TABLES
+
+    return {**channels.parts(),
+            **{f"methods.{name}": importlib.import_module(path) for name, path in TABLES.items()}}
+
+
+def known_tables() -> dict[str, frozenset[str] | None]:
+    """Every table the configuration may have, with its keys: the core's
+    and those the parts declare."""
+    known = dict(CORE_KEYS)
+    for module in _parts().values():
+        known[module.TABLE] = (known.get(module.TABLE) or frozenset()) | module.KEYS
+    return known
+
+
+class _KnownTables(Mapping[str, "frozenset[str] | None"]):
+    """known_tables() as a mapping, worked out when read (the parts'
+    packages are imported then, and a part registered meanwhile counts)."""
+
+    def __getitem__(self, table: str) -> frozenset[str] | None:
+        return known_tables()[table]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(known_tables())
+
+    def __len__(self) -> int:
+        return len(known_tables())
+
+
+_KNOWN: Mapping[str, frozenset[str] | None] = _KnownTables()
+
+
+def _read(module: ModuleType, raw: Mapping[str, Mapping[str, Any]], base: Path) -> Any:
+    """A part's settings from its table: only its own keys are handed to it."""
+    values = raw.get(module.TABLE, {})
+    return module.read_settings(Table(module.TABLE, {k: v for k, v in values.items() if k in module.KEYS}, base))
+
+
+def _choices(names: list[str]) -> str:
+    quoted = [repr(n) for n in sorted(names)]
+    return quoted[0] if len(quoted) == 1 else f"{', '.join(quoted[:-1])} or {quoted[-1]}"
+
+
+def _chosen(raw: Mapping[str, Mapping[str, Any]]) -> tuple[str, str, str | None]:
+    """The channels the file names: the source, the transport, the forum (or None)."""
+    from judge import channels
+
+    inbox = _get(raw.get("inbox", {}), "inbox", "type", str, "maildir")
+    if inbox not in channels.SOURCES:
+        raise ConfigError(f"[inbox] type: {_choices(list(channels.SOURCES))}, not {inbox!r}")
+    transport = _get(raw.get("outbox", {}), "outbox", "transport", str, "maildir")
+    if transport not in channels.TRANSPORTS:
+        raise ConfigError(f"[outbox] transport: {_choices(list(channels.TRANSPORTS))}, not {transport!r}")
+    forum = None
+    if "forum" in raw:
+        forums = channels.forums()
+        forum = _get(raw["forum"], "forum", "type", str, forums[0] if len(forums) == 1 else "")
+        if forum not in forums:
+            raise ConfigError(f"[forum] type: {_choices(forums) if forums else 'none'} (a forum whose API "
+                              f"the judge reads), not {forum!r}")
+    return inbox, transport, forum
 
 
 def check_methods(config: Config) -> None:
@@ -223,12 +316,13 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
             raise ConfigError(f"{path}: {err}") from err
     for section, values in (overrides or {}).items():
         raw.setdefault(section, {}).update(values)
+    known = known_tables()
     for section, table in raw.items():
-        if section not in _KNOWN:
-            raise ConfigError(f"unknown section [{section}]; known: {', '.join(sorted(_KNOWN))}")
+        if section not in known:
+            raise ConfigError(f"unknown section [{section}]; known: {', '.join(sorted(known))}")
         if not isinstance(table, dict):
             raise ConfigError(f"[{section}] must be a table")
-        allowed = _KNOWN[section]
+        allowed = known[section]
         if allowed is not None:
             unknown = set(table) - allowed
             if unknown:
@@ -236,11 +330,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     j = raw.get("judge", {})
     base = data_dir or Path(_get(j, "judge", "data_dir", str, "") or default_data_dir())
     base = base.expanduser().resolve()
-
-    def under(p: str) -> Path:
-        q = Path(p).expanduser()
-        return q if q.is_absolute() else base / q
-
     address = _get(j, "judge", "address", str, "judge@localhost")
     if "@" not in address:
         raise ConfigError(f"[judge] address: {address!r} is not a mail address")
@@ -252,72 +341,15 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     cost = _get(j, "judge", "password_cost", int, 14)
     if not 4 <= cost <= 20:
         raise ConfigError(f"[judge] password_cost: between 4 and 20, not {cost}")
-    inbox = raw.get("inbox", {})
-    inbox_type = _get(inbox, "inbox", "type", str, "maildir")
-    if inbox_type not in ("maildir", "imap"):
-        raise ConfigError(f"[inbox] type: 'maildir' or 'imap', not {inbox_type!r}")
-    imap = None
-    if inbox_type == "imap":
-        from judge.sources.imap import ImapSettings
-
-        i = raw.get("imap", {})
-        try:
-            imap = ImapSettings(
-                host=_get(i, "imap", "host", str, "localhost"),
-                port=_get(i, "imap", "port", int, None),
-                security=_get(i, "imap", "security", str, "tls"),
-                username=_get(i, "imap", "username", str, ""),
-                password=_get(i, "imap", "password", str, ""),
-                folder=_get(i, "imap", "folder", str, "INBOX"),
-                processed=_get(i, "imap", "processed", str, "flag"),
-                cafile=_get(i, "imap", "cafile", str, None),
-                verify=_get(i, "imap", "verify", bool, True),
-                timeout=float(_get(i, "imap", "timeout", (int, float), 30.0)),
-                idle_timeout=float(_get(i, "imap", "idle_timeout", (int, float), 600.0)),
-            )
-        except ValueError as err:
-            raise ConfigError(f"[imap] {err}") from err
+    # The channels named, and every part's table the file has or a part in
+    # use needs: read (and checked) now, not at the first mail.
+    inbox_type, transport, forum_type = _chosen(raw)
+    in_use = {f"sources.{inbox_type}", f"transports.{transport}"}
+    if forum_type is not None:
+        in_use |= {f"sources.{forum_type}", f"transports.{forum_type}"}
+    parts = {key: _read(module, raw, base) for key, module in _parts().items()
+             if key in in_use or key.startswith("methods.") or module.TABLE in raw}
     outbox = raw.get("outbox", {})
-    transport = _get(outbox, "outbox", "transport", str, "maildir")
-    if transport not in ("maildir", "smtp"):
-        raise ConfigError(f"[outbox] transport: 'maildir' or 'smtp', not {transport!r}")
-    s = raw.get("smtp", {})
-    security = _get(s, "smtp", "security", str, "none")
-    if security not in ("none", "starttls", "tls"):
-        raise ConfigError(f"[smtp] security: 'none', 'starttls' or 'tls', not {security!r}")
-    smtp = SmtpSettings(
-        host=_get(s, "smtp", "host", str, "localhost"),
-        port=_get(s, "smtp", "port", int, 465 if security == "tls" else (587 if security == "starttls" else 25)),
-        security=security,
-        username=_get(s, "smtp", "username", str, None),
-        password=_get(s, "smtp", "password", str, None),
-        timeout=float(_get(s, "smtp", "timeout", (int, float), 30.0)),
-        cafile=_get(s, "smtp", "cafile", str, None),
-        verify=_get(s, "smtp", "verify", bool, True),
-    )
-    forum = None
-    if "forum" in raw:
-        from judge.sources.discourse import DiscourseSettings
-
-        f = raw["forum"]
-        if _get(f, "forum", "type", str, "discourse") != "discourse":
-            raise ConfigError("[forum] type: only 'discourse' has an API the judge reads")
-        try:
-            forum = DiscourseSettings(
-                base_url=_get(f, "forum", "base_url", str, ""),
-                api_key=_get(f, "forum", "api_key", str, ""),
-                username=_get(f, "forum", "username", str, ""),
-                categories=frozenset(_get(f, "forum", "categories", list, [])),
-                topic_ids=frozenset(_get(f, "forum", "topic_ids", list, [])),
-                users=_get(f, "forum", "users", dict, {}),
-                forum_players=frozenset(_get(f, "forum", "forum_players", list, [])),
-                include_private_messages=_get(f, "forum", "include_private_messages", bool, True),
-                start_id=_get(f, "forum", "start_id", int, 0),
-                fallback_topic=_get(f, "forum", "fallback_topic", int, None),
-                timeout=float(_get(f, "forum", "timeout", (int, float), 30.0)),
-            )
-        except ValueError as err:
-            raise ConfigError(f"[forum] {err}") from err
     variants = raw.get("variants", {})
     for vname, vtable in variants.items():
         entries = vtable.get("powers") if isinstance(vtable, dict) else None
@@ -348,10 +380,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
     if require_auth and not authserv:
         raise ConfigError("[auth] require_authenticated_from needs trusted_authserv_ids: the MTA whose "
                           "Authentication-Results header the judge may believe")
-    trusted = _get(raw.get("blinding", {}), "blinding", "trusted_judges", list, [])
-    for t in trusted:
-        if not isinstance(t, str) or "@" not in t:
-            raise ConfigError(f"[blinding] trusted_judges: {t!r} is not a mail address")
     # Checked against the methods by check_methods (at `judge serve`): the
     # methods' modules are not imported for every `judge deliver`.
     default_method = _get(j, "judge", "default_method", str, "preference")
@@ -385,16 +413,12 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         poll_interval=float(_get(j, "judge", "poll_interval", (int, float), 5.0)),
         default_deadline_hours=float(_get(j, "judge", "default_deadline_hours", (int, float), 72.0)),
         password_cost=cost,
-        inbox_path=under(_get(inbox, "inbox", "path", str, "inbox")),
         inbox_type=inbox_type,
-        imap=imap,
-        forum=forum,
         transport=transport,
-        outbox_path=under(_get(outbox, "outbox", "path", str, "outbox")),
-        smtp=smtp,
+        forum_type=forum_type,
         max_attempts=_get(outbox, "outbox", "max_attempts", int, 8),
         retry_seconds=float(_get(outbox, "outbox", "retry_seconds", (int, float), 60.0)),
-        max_message_bytes=_get(limits, "limits", "max_message_bytes", int, 10_240_000),
+        max_message_bytes=_get(limits, "limits", "max_message_bytes", int, DEFAULT_MAX_BYTES),
         max_mails_per_sender_per_hour=_get(limits, "limits", "max_mails_per_sender_per_hour", int, 60),
         max_line_length=_get(limits, "limits", "max_line_length", int, 1000),
         max_commands_per_mail=_get(limits, "limits", "max_commands_per_mail", int, 500),
@@ -405,7 +429,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         moderators=tuple(m.strip().lower() for m in moderators),
         trusted_authserv_ids=tuple(a.strip().lower() for a in authserv),
         require_authenticated_from=require_auth,
-        trusted_judges=tuple(t.strip().lower() for t in trusted),
         variants={k: v["powers"] for k, v in variants.items()},
         default_method=default_method,
         method_defaults={k: dict(v) for k, v in method_defaults.items()},
@@ -415,4 +438,6 @@ def load_config(path: Path | None = None, *, data_dir: Path | None = None,
         web_port=web_port,
         web_trusted_proxies=tuple(proxies),
         web_public_url=public_url,
+        parts=parts,
+        tables=raw,
     )

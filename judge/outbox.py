@@ -46,7 +46,7 @@ from judge.clock import Clock
 from judge.config import Config
 from judge.mail.outbound import compose, make_message_id
 from judge.store.models import Game, OutboxMessage
-from judge.transports.base import ClaimLost, OutgoingMail, Outcome, Transport, TransportError
+from judge.transports.base import ClaimLost, OutgoingMail, Outcome, Transport, TransportError, private_header
 from judge.wording import plural
 
 log = logging.getLogger(__name__)
@@ -62,14 +62,14 @@ def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[
     """Put one mail in the outbox; returns its row id. `run_id`: a
     third-party run of the blinding protocol the mail belongs to (it has no
     game here), for its log. `private` (and every mail of kind "token"): for
-    its recipients' eyes only, so never posted in a forum topic
-    (judge/transports/discourse.py)."""
+    its recipients' eyes only, marked so for the transport (a transport that
+    publishes, a forum's, keeps it to them: judge/transports/base.py)."""
     message_id = make_message_id(config.domain, uuid.uuid4().hex)
     private = private or kind == "token"
     raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
                   message_id=message_id, date=now, in_reply_to=in_reply_to,
                   references=[in_reply_to] if in_reply_to else (), attachments=attachments,
-                  extra_headers={"X-Judge-Private": "yes"} if private else None)
+                  extra_headers=private_header(private))
     # A plain INSERT, built once, not an ORM object: a backlog queues one
     # reply per mail.
     row_id = session.connection().execute(_INSERT, {

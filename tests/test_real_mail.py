@@ -19,7 +19,7 @@ import pytest
 from imapclient import IMAPClient
 from sqlalchemy import select
 
-import judge.sources.imap as imap_module
+import judge.sources.imap.source as imap_module  # FETCH_CHUNK is read there
 from judge.app import build_judge
 from judge.clock import ManualClock
 from judge.config import load_config

@@ -23,6 +23,13 @@ PACKAGES = {
     "payola": "judge.methods.payola",
 }
 
+# A method with a table of its own in the configuration (judge/tables.py):
+# name -> the module that declares and reads it. judge.config reads these at
+# every start, so each module is light (no engine, no store).
+TABLES = {
+    "blind-random": "judge.methods.blind_random.settings",
+}
+
 
 class _Methods(Mapping[str, Method]):
     """Method name -> its Method, the package imported when first looked up."""

@@ -1,10 +1,15 @@
-"""The contract every inbound mail source fulfils."""
+"""The contract every inbound mail source fulfils, and what the judge hands
+a source beside its settings (a source is a package judge/sources/NAME/,
+found through judge/channels.py)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
+
+if TYPE_CHECKING:
+    from judge.sources.watermark import WatermarkStore
 
 
 @dataclass(frozen=True)
@@ -16,6 +21,16 @@ class RawMail:
     # header block, and this is the whole mail's size (checked before the
     # mail is read whole, so a huge mail never fills the memory).
     oversize: int | None = None
+
+
+@dataclass(frozen=True)
+class Intake:
+    """What every source is given beside its own settings: the judge's
+    limits on inbound mail, and the store's record of how far each source
+    has read. A source reads no configuration of its own accord."""
+
+    max_bytes: int  # [limits] max_message_bytes: a larger mail is taken as its header only (RawMail.oversize)
+    watermarks: WatermarkStore
 
 
 class Source(ABC):
@@ -51,6 +66,11 @@ class Source(ABC):
         """ack() for mails stored together; sources may mark them at once."""
         for mail in mails:
             self.ack(mail)
+
+    def describe(self) -> str:
+        """Where the source reads mail, for the daemon's start-up lines
+        (never a password)."""
+        return self.name
 
     def close(self) -> None:
         """Release connections or handles; the default has none."""

@@ -8,9 +8,10 @@ from __future__ import annotations
 import re
 from typing import BinaryIO
 
-from judge.config import Config
-
-DEFAULT_MAX_BYTES = Config.max_message_bytes  # [limits] max_message_bytes
+# [limits] max_message_bytes when the configuration does not set it
+# (judge.config takes its default from here): Postfix's default
+# message_size_limit.
+DEFAULT_MAX_BYTES = 10_240_000
 # The most of an oversize mail's header block that is kept: enough for any
 # real header, small enough that a mail of nothing but header lines is cheap.
 HEADER_CAP = 64 * 1024

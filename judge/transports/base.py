@@ -1,11 +1,32 @@
-"""The contract every outgoing mail transport fulfils."""
+"""The contract every outgoing mail transport fulfils (a transport is a
+package judge/transports/NAME/, found through judge/channels.py)."""
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass
-from typing import Callable, Union
+from typing import TYPE_CHECKING, Callable, Union
+
+if TYPE_CHECKING:
+    from email.message import EmailMessage
+
+
+# A mail for its recipients' eyes only (a one-time token, a blind game's
+# power, a player's own purchase): the outbox writes this header into it
+# when it is queued. A transport that shows mail to others than its
+# recipients (a forum topic) declares `publishes` and sends such a mail to
+# its recipients alone (send_private).
+PRIVATE_HEADER = "X-Judge-Private"
+
+
+def private_header(private: bool) -> dict[str, str] | None:
+    """The header that marks a mail private, for compose()'s extra headers."""
+    return {PRIVATE_HEADER: "yes"} if private else None
+
+
+def is_private(msg: EmailMessage) -> bool:
+    return str(msg.get(PRIVATE_HEADER) or "").strip().lower() == "yes"
 
 
 @dataclass(frozen=True)
@@ -59,6 +80,17 @@ Outcome = Union[None, Exception]
 
 class Transport(ABC):
     name: str
+    # True: the transport may show a mail to readers other than its
+    # recipients (a forum topic). Such a transport must define
+    # send_private(), the way a private mail (PRIVATE_HEADER) goes to its
+    # recipients alone, and send() must take that way for every mail
+    # is_private() finds marked.
+    publishes: bool = False
+
+    def __init_subclass__(cls, **kwargs: object) -> None:
+        super().__init_subclass__(**kwargs)
+        if cls.publishes and not callable(getattr(cls, "send_private", None)):
+            raise TypeError(f"{cls.__name__} publishes mail: it must say how a private mail goes (send_private)")
 
     @abstractmethod
     def send(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
@@ -96,6 +128,11 @@ class Transport(ABC):
                 done(mail, outcome)
                 continue
             done(mail, None)
+
+    def describe(self) -> str:
+        """How the transport sends, for the daemon's start-up lines (never a
+        password)."""
+        return self.name
 
     def close(self) -> None:
         """Release connections; the default has none."""

@@ -47,6 +47,9 @@ class MaildirSource(Source):
         self.max_bytes = max_bytes
         ensure_maildir(self.path)
 
+    def describe(self) -> str:
+        return f"the Maildir {self.path}"
+
     def fetch(self, limit: int | None = None) -> list[RawMail]:
         new = self.path / "new"
         entries: list[tuple[int, str, int]] = []

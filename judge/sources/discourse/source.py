@@ -33,15 +33,11 @@ past a private message that failed to load.
 
 from __future__ import annotations
 
-import json
 import logging
-import re
 import time
-import urllib.error
 import urllib.parse
-import urllib.request
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.headerregistry import Address
 from email.message import EmailMessage
@@ -52,166 +48,13 @@ from typing import Any
 from sqlalchemy.orm import Session
 
 from judge.sources.base import RawMail, Source
+from judge.sources.discourse.client import DiscourseClient, DiscourseError
+from judge.sources.discourse.settings import DiscourseSettings
 from judge.sources.watermark import WatermarkStore
 
 log = logging.getLogger(__name__)
 
 _UIDVALIDITY = 1  # post ids never restart; WatermarkStore wants a validity number
-_DOT_ATOM = re.compile(r"[A-Za-z0-9!#$%&'*+/?^_`{|}~-]+(?:\.[A-Za-z0-9!#$%&'*+/?^_`{|}~-]+)*")
-_HEX_NAME = re.compile(r"=([0-9a-f]+)")
-DEFAULT_IGNORED = frozenset({"system", "discobot"})
-
-
-def _is_loopback(host: str) -> bool:
-    from judge.sources.imap import is_loopback
-
-    return is_loopback(host)
-
-
-@dataclass(frozen=True)
-class DiscourseSettings:
-    base_url: str  # https://forum.example.org (http only to a loopback host)
-    api_key: str
-    username: str  # the judge's forum account (Api-Username)
-    categories: frozenset[int] = frozenset()  # watch only these categories (empty: all)
-    topic_ids: frozenset[int] = frozenset()  # watch only these topics (empty: all)
-    users: Mapping[str, str] = field(default_factory=dict)  # forum username -> registered mail address
-    forum_players: frozenset[str] = frozenset()  # registered usernames whose judge mail goes to the forum
-    ignore_users: frozenset[str] = DEFAULT_IGNORED  # bots whose posts are never read
-    include_private_messages: bool = True
-    start_id: int = 0  # without a watermark, posts up to this id are old news
-    fallback_topic: int | None = None  # where mail to a forum user goes when no topic is known
-    timeout: float = 30.0
-    backoff_initial: float = 5.0
-    backoff_max: float = 600.0
-
-    def __post_init__(self) -> None:
-        parts = urllib.parse.urlsplit(self.base_url)
-        if parts.scheme not in ("http", "https") or not parts.hostname:
-            raise ValueError(f"Discourse base_url must be an http(s) URL, not {self.base_url!r}")
-        if parts.scheme == "http" and not _is_loopback(parts.hostname):
-            raise ValueError(f"Discourse over plain http is only allowed to a loopback host, not {parts.hostname!r}")
-        if not self.api_key or not self.username:
-            raise ValueError("Discourse api_key and username are required")
-        object.__setattr__(self, "categories", frozenset(int(c) for c in self.categories))
-        object.__setattr__(self, "topic_ids", frozenset(int(t) for t in self.topic_ids))
-        object.__setattr__(self, "users", {k.lower(): v.strip().lower() for k, v in dict(self.users).items()})
-        object.__setattr__(self, "forum_players", frozenset(u.lower() for u in self.forum_players))
-        object.__setattr__(self, "ignore_users", frozenset(u.lower() for u in self.ignore_users))
-        unknown = self.forum_players - set(self.users)
-        if unknown:
-            raise ValueError(f"forum_players not in users: {', '.join(sorted(unknown))}")
-
-    @property
-    def host(self) -> str:
-        return (urllib.parse.urlsplit(self.base_url).hostname or "").lower()
-
-    @property
-    def forum_domain(self) -> str:
-        """The mail domain of unregistered forum users."""
-        return f"{self.host}.invalid"
-
-    # -- username <-> address -------------------------------------------
-    def address_of(self, username: str) -> str:
-        registered = self.users.get(username.lower())
-        if registered:
-            return registered
-        return f"{_local_part(username)}@{self.forum_domain}"
-
-    def username_of(self, address: str) -> str | None:
-        """The forum username an address belongs to, if it is a forum address
-        (unregistered <user>@<host>.invalid, or a registered forum player)."""
-        address = address.strip().lower()
-        for name, registered in self.users.items():
-            if registered == address and name in self.forum_players:
-                return name
-        local, _, domain = address.rpartition("@")
-        if domain != self.forum_domain or not local:
-            return None
-        hexed = _HEX_NAME.fullmatch(local)
-        if hexed:
-            try:
-                return bytes.fromhex(hexed.group(1)).decode("utf-8")
-            except ValueError:
-                return None
-        return local
-
-    def is_forum_address(self, address: str) -> bool:
-        return self.username_of(address) is not None
-
-
-def _local_part(username: str) -> str:
-    """Discourse usernames ([\\w.-], maybe Unicode) as a mail local part; those
-    that are not a plain ASCII dot-atom are hex-encoded behind '=' (which no
-    Discourse username contains)."""
-    lowered = username.lower()
-    if lowered.isascii() and _DOT_ATOM.fullmatch(lowered) and len(lowered) <= 60:
-        return lowered
-    return "=" + username.encode("utf-8").hex()
-
-
-# ------------------------------------------------------------------ HTTP client
-
-
-class DiscourseError(Exception):
-    """A failed API call: status None for network errors."""
-
-    def __init__(self, message: str, status: int | None = None, retry_after: str | None = None) -> None:
-        super().__init__(message)
-        self.status = status
-        self.retry_after = retry_after
-
-    @property
-    def temporary(self) -> bool:
-        return self.status is None or self.status == 429 or self.status >= 500 or self.status == 408
-
-
-class DiscourseClient:
-    """The few API calls the judge makes, with the Api-Key/Api-Username headers."""
-
-    def __init__(self, settings: DiscourseSettings) -> None:
-        self.settings = settings
-
-    def request(self, method: str, path: str, params: Mapping[str, object] | None = None,
-                body: Mapping[str, object] | None = None) -> Any:
-        st = self.settings
-        url = st.base_url.rstrip("/") + path
-        if params:
-            url += "?" + urllib.parse.urlencode(params, doseq=True)
-        data = json.dumps(body).encode() if body is not None else None
-        req = urllib.request.Request(url, data=data, method=method, headers={
-            "Api-Key": st.api_key, "Api-Username": st.username, "Accept": "application/json",
-            **({"Content-Type": "application/json"} if data is not None else {})})
-        try:
-            with urllib.request.urlopen(req, timeout=st.timeout) as resp:
-                payload = resp.read()
-        except urllib.error.HTTPError as err:
-            retry_after = err.headers.get("Retry-After") if err.headers else None
-            try:
-                detail = err.read(500).decode("utf-8", "replace")
-            except (OSError, ValueError):
-                detail = ""
-            msg = f"{method} {path}: HTTP {err.code}"
-            if retry_after:
-                msg += f" (Retry-After: {retry_after})"
-            if detail:
-                msg += f": {detail[:300]}"
-            raise DiscourseError(msg, err.code, retry_after) from None
-        except (TimeoutError, urllib.error.URLError, OSError) as err:
-            raise DiscourseError(f"{method} {path}: {type(err).__name__}: {err}") from None
-        try:
-            return json.loads(payload.decode("utf-8")) if payload.strip() else {}
-        except ValueError as err:
-            raise DiscourseError(f"{method} {path}: not JSON ({err})", 502) from None
-
-    def get(self, path: str, **params: object) -> Any:
-        return self.request("GET", path, params or None)
-
-    def post(self, path: str, body: Mapping[str, object]) -> Any:
-        return self.request("POST", path, None, body)
-
-
-# ------------------------------------------------------------------ the source
 
 
 @dataclass(frozen=True)
@@ -238,6 +81,9 @@ class DiscourseSource(Source):
         self._titles: dict[int, str] = {}
         self._pm_seen: dict[int, str] = {}  # PM topic id -> last_posted_at with nothing new above the watermark
         self._progressed: set[str] = set()  # refs whose watermark the daemon's transaction already wrote
+
+    def describe(self) -> str:
+        return f"the Discourse forum {self.settings.base_url} (as {self.settings.username})"
 
     # -- watermark ------------------------------------------------------
     def last_id(self) -> int:

@@ -28,25 +28,24 @@ daemon never exits because the mail server is away.
 from __future__ import annotations
 
 import imaplib
-import ipaddress
 import logging
 import socket
 import ssl
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 
 from imapclient import IMAPClient
 from imapclient.exceptions import IMAPClientAbortError, IMAPClientError
 from sqlalchemy.orm import Session
 
 from judge.sources.base import RawMail, Source
+from judge.sources.imap.settings import ImapSettings
 from judge.sources.size_limit import DEFAULT_MAX_BYTES, HEADER_CAP, batch_bytes, header_block
 from judge.sources.watermark import Watermark, WatermarkStore
+from judge.tables import ConfigError
 
 log = logging.getLogger(__name__)
 
-SECURITY = ("none", "starttls", "tls")
 DONE_KEYWORD = "$JudgeDone"
 FETCH_CHUNK = 50
 # wait() looks at its stop condition this often, also inside one IDLE: a
@@ -77,57 +76,6 @@ def server_name(name: str, separator: str | None) -> str:
     return name.replace("/", separator) if separator and separator != "/" else name
 
 
-def is_loopback(host: str) -> bool:
-    if host.lower() in ("localhost", "localhost.localdomain") or host.lower().endswith(".localhost"):
-        return True
-    try:
-        return ipaddress.ip_address(host.strip("[]")).is_loopback
-    except ValueError:
-        return False
-
-
-@dataclass(frozen=True)
-class ImapSettings:
-    host: str
-    port: int | None = None  # None: 993 for "tls", 143 otherwise
-    security: str = "tls"  # none (loopback only) | starttls | tls
-    username: str = ""
-    password: str = ""
-    folder: str = "INBOX"
-    processed: str = "flag"  # "flag": keyword $JudgeDone; anything else: the folder to move mail to
-    cafile: str | None = None
-    verify: bool = True
-    timeout: float = 30.0  # seconds, for connecting and every command
-    idle_timeout: float = 600.0  # longest single IDLE before it is renewed (servers drop at ~30 min)
-    backoff_initial: float = 1.0
-    backoff_max: float = 300.0
-
-    def __post_init__(self) -> None:
-        if self.security not in SECURITY:
-            raise ValueError(f"IMAP security must be one of {', '.join(SECURITY)}, not {self.security!r}")
-        if self.security == "none" and not is_loopback(self.host):
-            raise ValueError(f"IMAP without TLS is only allowed to a loopback host, not {self.host!r}")
-        if not self.host:
-            raise ValueError("IMAP host missing")
-        if not self.processed:
-            raise ValueError('IMAP "processed" must be "flag" or a folder name')
-        if self.processed == self.folder:
-            raise ValueError("IMAP processed folder must differ from the folder read")
-        if self.port is not None and not 0 < self.port < 65536:
-            raise ValueError(f"bad IMAP port {self.port}")
-
-    @property
-    def effective_port(self) -> int:
-        return self.port or (993 if self.security == "tls" else 143)
-
-    def ssl_context(self) -> ssl.SSLContext:
-        ctx = ssl.create_default_context(cafile=self.cafile)
-        if not self.verify:
-            ctx.check_hostname = False
-            ctx.verify_mode = ssl.CERT_NONE
-        return ctx
-
-
 class ImapSource(Source):
     def __init__(self, settings: ImapSettings, watermarks: WatermarkStore, name: str | None = None, *,
                  max_bytes: int = DEFAULT_MAX_BYTES, sleep: Callable[[float], None] = time.sleep,
@@ -148,6 +96,10 @@ class ImapSource(Source):
         # The folders' names as the server writes them (its separator), per connection.
         self._folder_name = settings.folder
         self._processed_name = settings.processed
+
+    def describe(self) -> str:
+        st = self.settings
+        return f"IMAP {st.username}@{st.host}:{st.effective_port} ({st.security}), folder {st.folder}"
 
     # -- connection -----------------------------------------------------
     def _connect(self) -> IMAPClient:
@@ -198,8 +150,6 @@ class ImapSource(Source):
         folder work. A server that does not answer, or refuses the login, is
         left to the loop's retries (it may be away for a while); a folder the
         server refuses is a wrong setting: ConfigError, one line naming it."""
-        from judge.config import ConfigError
-
         st = self.settings
         try:
             client = self._login()

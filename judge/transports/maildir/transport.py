@@ -28,6 +28,9 @@ class MaildirTransport(Transport):
         self.name = f"maildir:{self.path}"
         ensure_maildir(self.path)
 
+    def describe(self) -> str:
+        return f"maildir ({self.path})"
+
     def _already_there(self, file_name: str) -> bool:
         if (self.path / "new" / file_name).exists():
             return True

@@ -31,53 +31,17 @@ import re
 import smtplib
 import socket
 import ssl
-from dataclasses import dataclass
 from collections import deque
 from collections.abc import Collection, Sequence
 from typing import Callable
 
 from judge.transports.base import ClaimLost, OutgoingMail, Outcome, Transport, TransportError, no_commit_point
+from judge.transports.smtp.settings import SmtpSettings
 
 log = logging.getLogger(__name__)
 
-_SECURITY_MODES = ("none", "starttls", "tls")
 _BARE_LINE_END = re.compile(rb"\r\n|\r|\n")
 _LEADING_DOT = re.compile(rb"(?m)^\.")
-
-
-@dataclass(frozen=True)
-class SmtpSettings:
-    host: str = "localhost"
-    port: int = 25
-    security: str = "none"  # "none" | "starttls" | "tls" (implicit TLS, port 465)
-    username: str | None = None
-    password: str | None = None
-    timeout: float = 30.0
-    cafile: str | None = None  # CA bundle to verify the server with; None: system CAs
-    verify: bool = True
-    # Name sent in EHLO; None lets smtplib use the host's FQDN.
-    local_hostname: str | None = None
-    # Connections a batch of mails is sent over side by side.
-    connections: int = 1
-
-    def __post_init__(self) -> None:
-        if self.security not in _SECURITY_MODES:
-            raise ValueError(f"security must be one of {_SECURITY_MODES}, not {self.security!r}")
-        if not 0 < self.port < 65536:
-            raise ValueError(f"bad SMTP port {self.port}")
-        if self.timeout <= 0:
-            raise ValueError("timeout must be positive")
-        if self.connections < 1:
-            raise ValueError("connections must be at least 1")
-
-    def __repr__(self) -> str:  # never print the password into logs
-        shown = "***" if self.password is not None else None
-        return (
-            f"SmtpSettings(host={self.host!r}, port={self.port}, security={self.security!r}, "
-            f"username={self.username!r}, password={shown!r}, timeout={self.timeout}, "
-            f"cafile={self.cafile!r}, verify={self.verify}, local_hostname={self.local_hostname!r}, "
-            f"connections={self.connections})"
-        )
 
 
 def tls_context(settings: SmtpSettings) -> ssl.SSLContext:
@@ -177,6 +141,9 @@ class SmtpTransport(Transport):
         self.settings = settings
         self.name = f"smtp:{settings.host}:{settings.port}"
         self._lanes = [_Lane() for _ in range(settings.connections)]
+
+    def describe(self) -> str:
+        return f"smtp ({self.settings.host}:{self.settings.port})"
 
     # ------------------------------------------------------------ connection
 

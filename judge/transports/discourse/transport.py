@@ -1,5 +1,4 @@
-"""Outgoing mail posted to a Discourse forum, and a transport that routes
-each mail to the forum or to mail by its recipients.
+"""Outgoing mail posted to a Discourse forum.
 
 DiscourseTransport takes a mail that answers a forum post or is addressed to
 forum users, and posts its text body as a reply in a topic (POST /posts.json
@@ -10,10 +9,11 @@ forum users, and posts its text body as a reply in a topic (POST /posts.json
    GET /posts/ID.json -> topic_id;
 3. settings.fallback_topic, with @mentions of the forum recipients.
 
-A mail marked private (header X-Judge-Private: yes: a token, or a blind
-game's power) is never posted in a topic, where everyone reads it: it goes
-to its forum recipients as a new private message, and its other recipients
-go by mail.
+The transport `publishes` (judge/transports/base.py): a mail marked
+private (header X-Judge-Private: yes: a token, or a blind game's power) is
+never posted in a topic, where everyone reads it: it goes to its forum
+recipients as a new private message (send_private), and its other
+recipients go by mail.
 
 Errors: 429, 5xx, 408 and network faults are temporary (Retry-After kept in
 the message), other 4xx permanent, as is a mail with no topic to post in.
@@ -21,11 +21,10 @@ Discourse has no idempotency key: a mail already posted by this process is not
 posted again, but a retry after a crash between the POST and the outbox's
 commit may post twice.
 
-CompositeTransport(routes) tries each route in turn: a route with a
-`route(mail)` method takes the recipients it returns, one without it takes all
-that are left. DiscourseTransport.route takes the whole mail when it answers a
-forum post, else its forum recipients, so mail to registered players still
-goes out by SMTP/Maildir.
+DiscourseTransport.route takes the whole mail when it answers a forum post,
+else its forum recipients, so that with the transports' CompositeTransport
+(judge/transports/composite.py) mail to registered players still goes out
+by SMTP/Maildir.
 """
 
 from __future__ import annotations
@@ -34,12 +33,12 @@ import email
 import email.policy
 import logging
 import re
-from collections.abc import Callable, Sequence
-from dataclasses import replace
+from collections.abc import Callable
 from email.message import EmailMessage
 
-from judge.sources.discourse import DiscourseClient, DiscourseError, DiscourseSettings
-from judge.transports.base import OutgoingMail, Transport, TransportError, no_commit_point
+from judge.sources.discourse.client import DiscourseClient, DiscourseError
+from judge.sources.discourse.settings import DiscourseSettings
+from judge.transports.base import OutgoingMail, Transport, TransportError, is_private, no_commit_point
 
 log = logging.getLogger(__name__)
 
@@ -48,6 +47,8 @@ MAX_POST_CHARS = 32000  # Discourse's default max_post_length
 
 
 class DiscourseTransport(Transport):
+    publishes = True  # a topic is read by everyone: private mail goes by send_private
+
     def __init__(self, settings: DiscourseSettings, name: str | None = None) -> None:
         self.settings = settings
         self.client = DiscourseClient(settings)
@@ -55,6 +56,9 @@ class DiscourseTransport(Transport):
         self._post_re = re.compile(rf"<?discourse-post-(\d+)@{re.escape(settings.host)}>?", re.IGNORECASE)
         self._posted: dict[tuple[str, int], int] = {}  # (message id, topic) -> post id, this process
         self._topics: dict[int, int] = {}  # post id -> topic id
+
+    def describe(self) -> str:
+        return f"discourse ({self.settings.base_url} as {self.settings.username}, for forum players)"
 
     # -- which mail is ours ---------------------------------------------
     @staticmethod
@@ -134,6 +138,14 @@ class DiscourseTransport(Transport):
         self._posted[key] = post_id
         log.info("%s: %s posted in topic %s as post %s", self.name, mail.message_id, topic, post_id)
 
+    def send_private(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
+        """A new private message to the mail's forum recipients, never a post in a topic."""
+        try:
+            msg = self._parse(mail)
+            text = _body_text(msg)
+        except Exception as exc:
+            raise TransportError(f"unreadable outgoing mail {mail.message_id}: {exc}", temporary=False) from exc
+        self._send_private(mail, msg, text, commit_point)
 
     def _send_private(self, mail: OutgoingMail, msg: EmailMessage, text: str,
                       commit_point: Callable[[], None]) -> None:
@@ -159,45 +171,8 @@ class DiscourseTransport(Transport):
         log.info("%s: %s sent as a private message to %s", self.name, mail.message_id, ", ".join(users))
 
 
-PRIVATE_HEADER = "X-Judge-Private"
-
-
-def is_private(msg: EmailMessage) -> bool:
-    return str(msg.get(PRIVATE_HEADER) or "").strip().lower() == "yes"
-
-
 def _body_text(msg: EmailMessage) -> str:
     part = msg.get_body(preferencelist=("plain",)) if msg.is_multipart() else msg
     if part is None:
         return ""
     return str(part.get_content()).replace("\r\n", "\n")
-
-
-class CompositeTransport(Transport):
-    """Routes each mail's recipients to the first route that takes them."""
-
-    def __init__(self, routes: Sequence[Transport]) -> None:
-        if not routes:
-            raise ValueError("CompositeTransport needs at least one route")
-        self.routes = list(routes)
-        self.name = "composite:" + ",".join(t.name for t in self.routes)
-
-    def send(self, mail: OutgoingMail, commit_point: Callable[[], None] = no_commit_point) -> None:
-        left = list(mail.recipients)
-        for transport in self.routes:
-            if not left:
-                break
-            chooser = getattr(transport, "route", None)
-            part = replace(mail, recipients=tuple(left))
-            taken = list(chooser(part)) if chooser is not None else list(left)
-            if not taken:
-                continue
-            transport.send(replace(mail, recipients=tuple(taken)), commit_point)
-            taken_lower = {t.lower() for t in taken}
-            left = [r for r in left if r.lower() not in taken_lower]
-        if left:
-            raise TransportError(f"no transport for {', '.join(left)}", temporary=False)
-
-    def close(self) -> None:
-        for transport in self.routes:
-            transport.close()
