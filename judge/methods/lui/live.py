@@ -47,6 +47,7 @@ from judge.methods.lui.commands import (
     ShowBoard,
     ReplacePlayer,
     parse_line,
+    parse_setting,
 )
 from judge.methods.lui.engine import GM, Event, State
 from judge.methods.lui.persist import from_json, to_json
@@ -186,7 +187,7 @@ def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
     text = line.strip()
     if game.state == "forming":
         if gm and text.split()[0].upper() == "SET":
-            return _setting(game, text)
+            return _setting(game, text, number)
         return rejected(_w("not_started", game=game, gm=gm))
     if game.method_state is None:
         return rejected(_w("not_running", game=game))
@@ -273,57 +274,56 @@ def roster_changed(game: GameView, old: PlayerView, new: PlayerView | None, at: 
     return out
 
 
-def _setting(game: GameView, text: str) -> Outcome:
+def _setting(game: GameView, text: str, number: int = 1) -> Outcome:
     """The GM's settings before START: SET PRESET F8, SET TIMER 24, SET CHIPS
     20, SET CHIP PRICE 1, SET GARNETS name 2, SET PRIORITY name 3, SET
-    PLAYERS 11, SET PRIZE Z 3 1."""
+    PLAYERS 11, SET PRIZE Z 3 1, SET EC DEADLINE 48, SET GIFT DEADLINE 72.
+    Read by the settings' grammar (commands.parse_setting), so that a number
+    that is no number ("²") is refused with its column instead of crashing
+    int() and the mail with it."""
     w = text.split()
-    key = w[1].upper()
-    raw = game.raw_params
-
-    def number(word: str) -> int | None:
-        return int(word) if word.isdigit() else None
-
-    what: str
-    if key == "PRESET" and len(w) == 3:
-        raw = {k: v for k, v in raw.items() if k in ("garnets", "priority", "players")}
-        raw["preset"] = w[2].upper()
-        what = f"preset {w[2].upper()}"
-    elif key == "TIMER" and len(w) == 3 and _positive(w[2]):
-        raw["timer_hours"] = float(w[2])
-        what = f"each bid's timer {w[2]} h"
-    elif key == "CHIPS" and len(w) == 3 and number(w[2]):
-        raw["starting_chips"] = number(w[2])
-        what = f"starting chips {w[2]}"
-    elif key == "CHIP" and len(w) == 4 and w[2].upper() == "PRICE" and number(w[3]):
-        raw["chip_price"] = number(w[3])
-        what = f"a chip costs {w[3]} garnets"
-    elif key in ("EC", "GIFT", "GIFTS") and len(w) == 4 and w[2].upper() == "DEADLINE" and _positive(w[3]):
-        field = "ec_hours" if key == "EC" else "gift_hours"
-        raw[field] = float(w[3])
-        what = (f"the winner's time to choose the EC {w[3]} h" if key == "EC" else
-                f"the time for the ToL gifts {w[3]} h (then the GM is told who still owes them)")
-    elif key == "PLAYERS" and len(w) == 3 and number(w[2]):
-        raw["players"] = number(w[2])
-        what = f"{w[2]} players"
-    elif key in ("GARNETS", "PRIORITY") and len(w) == 4 and (number(w[3]) is not None or
-                                                            (key == "PRIORITY" and _integer(w[3]))):
-        player = _player(game, w[2])
-        if player is None:
-            return rejected(_w("no_such_player", game=game, name=w[2]))
-        table = dict(raw.get(key.lower()) or {})
-        table[player.address] = int(w[3])
-        raw[key.lower()] = table
-        what = f"{player.address}'s starting {key.lower()} {int(w[3])}"
-    elif key == "PRIZE" and len(w) == 5 and number(w[3]) is not None and number(w[4]) is not None:
-        prizes = dict(raw.get("prizes") or {})
-        prizes[w[2].upper()] = [int(w[3]), int(w[4])]
-        raw["prizes"] = prizes
-        what = f"seat {w[2].upper()}'s prize {w[3]} garnets, {w[4]} priority"
-    elif key == "BOARD":
+    if len(w) > 1 and w[1].upper() == "BOARD":
         return rejected(_w("not_started", game=game, gm=True))
+    try:
+        setting = parse_setting(text, number)
+    except LuiSyntaxError as err:
+        return rejected(f"{err.render()}\n  ({_w('setting_form')})")
+    raw = dict(game.raw_params)
+    what: str
+    if isinstance(setting, SetPrize):
+        prizes = dict(raw.get("prizes") or {})
+        prizes[setting.seat] = [setting.garnets, setting.priority]
+        raw["prizes"] = prizes
+        what = f"seat {setting.seat}'s prize {setting.garnets} garnets, {setting.priority} priority"
+    elif setting.key == "preset":
+        raw = {k: v for k, v in raw.items() if k in ("garnets", "priority", "players", "prizes")}
+        raw["preset"] = setting.value
+        what = f"preset {setting.value}"
+    elif setting.key in ("garnets", "priority"):
+        if setting.key == "garnets" and int(setting.value) < 0:
+            return rejected(_w("setting_form"))
+        player = _player(game, setting.who or "")
+        if player is None:
+            return rejected(_w("no_such_player", game=game, name=setting.who))
+        table = dict(raw.get(setting.key) or {})
+        table[player.address] = int(setting.value)
+        raw[setting.key] = table
+        what = f"{player.address}'s starting {setting.key} {int(setting.value)}"
     else:
-        return rejected(_w("setting_form"))
+        value = setting.value
+        # The old reading's bounds: hours in (0, 10000), counts at least 1
+        # (and not so large that a table of them would never be filled).
+        if setting.key in ("timer_hours", "ec_hours", "gift_hours") and not 0 < float(value) < 10_000:
+            return rejected(_w("setting_form"))
+        if setting.key in ("starting_chips", "players", "chip_price") and not 0 < int(value) <= 1_000_000:
+            return rejected(_w("setting_form"))
+        raw[setting.key] = value
+        shown = text.split()[-1]
+        what = {"timer_hours": f"each bid's timer {shown} h", "starting_chips": f"starting chips {shown}",
+                "chip_price": f"a chip costs {shown} garnets", "players": f"{shown} players",
+                "ec_hours": f"the winner's time to choose the EC {shown} h",
+                "gift_hours": f"the time for the ToL gifts {shown} h (then the GM is told who still owes them)",
+                }[setting.key]
     try:
         params = engine.params_from(raw, len(game.powers))
         warnings = engine.check_params(len(game.powers), params)
@@ -331,17 +331,6 @@ def _setting(game: GameView, text: str) -> Outcome:
         return rejected(str(err))
     new = game.with_params(params.as_dict())
     return done(_w("setting_done", what=what, describe=describe(new), warnings=warnings), params=new)
-
-
-def _positive(word: str) -> bool:
-    try:
-        return 0 < float(word) < 10_000
-    except ValueError:
-        return False
-
-
-def _integer(word: str) -> bool:
-    return word.lstrip("+-").isdigit()
 
 
 def _player(game: GameView, written: str) -> PlayerView | None:
