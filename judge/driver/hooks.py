@@ -91,7 +91,10 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
 
 def _store(ctx: Any, game: Game, outcome: Outcome) -> None:
     if outcome.private_reply and ctx.player is not None:
-        ctx.reveal_to = ctx.player.address
+        # To the registered address of whoever sent it: after FOR player,
+        # the master (the player hears of it by the FOR notice); the reply
+        # went to the player before, and the master never saw it.
+        ctx.reveal_to = game.gm_address if ctx.acting_master else ctx.player.address
     store_outcome(ctx.session, ctx.config, ctx.now, game, outcome, inbound_id=ctx.inbound.id)
 
 

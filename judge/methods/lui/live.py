@@ -59,6 +59,9 @@ _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS
              "GIFTS"}
 
 
+# What FOR player does not enter, and how the refusal names it.
+_NOT_FOR = {Buy: "BUY", ChooseEc: "EC", SetBoardMail: "SET BOARD MAIL"}
+
 words, _w = template_words("lui/words.j2")  # every reply and notice line
 
 log = logging.getLogger(__name__)
@@ -197,6 +200,11 @@ def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
         if gm and text.split()[0].upper() == "SET":
             return rejected(_w("too_late_to_set", game=game))
         return rejected(err.render())
+    if actor.for_player and type(command_) in _NOT_FOR:
+        # FOR enters a player's bids and ToL gifts (docs/lui.md), never what
+        # spends their garnets or changes their settings (issue 26, point 8);
+        # the EC is the GM's own to choose once its deadline has passed.
+        return rejected(_w("for_enters_only", game=game, line=_NOT_FOR[type(command_)]))
     live = Live.of(game)
     name = GM if gm else live.name_of(actor.player.address)
     if not gm and name is None:

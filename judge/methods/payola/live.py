@@ -171,6 +171,11 @@ def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
         command_ = cmd.parse_line(text, number)
     except cmd.PayolaSyntaxError as err:
         return _private(rejected(err.render()))
+    if actor.for_player and isinstance(command_, (cmd.SetAccept, cmd.Transfer)):
+        # FOR enters a power's offer sheet and orders, never what moves its
+        # money or its settings (issue 26, point 8).
+        return rejected(_w("for_enters_only", game=game, line=text.split()[0].upper()
+                           + (" ACCEPT" if isinstance(command_, cmd.SetAccept) else "")))
     if isinstance(command_, cmd.SetAccept):
         return _private(_set_accept(game, state, players, power, command_))
     if isinstance(command_, cmd.Transfer):
