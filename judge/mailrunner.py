@@ -393,7 +393,9 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     if list_block is not None:
         _finish_pasted_list(ctx, list_block)
     for work in ctx.after:
-        work()
+        said = work()  # (status, text): what the mail's lines came to as a whole, or None
+        if said:
+            blocks.append(Block([], said[0], said[1], own=True))
     if quoted:
         what = "starting with >" if not introductions else "starting with >, and the line introducing them"
         blocks.append(Block([], "ignored", f"{plural(quoted, 'quoted line')} ({what}) {were(quoted)} not read"))

@@ -85,7 +85,7 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
         # Once all the mail's lines have run: what the method gathered from
         # them (a sheet, one board mail for two bids), under the same lock.
         ctx.mail_ends.add(game.id)
-        ctx.after.append(lambda: _end_of_mail(ctx, game, scratch, at))
+        ctx.after.append(lambda: _end_of_mail(ctx, game, scratch, at))  # its reply: an entry of the mail's
     return outcome.reply
 
 
@@ -98,11 +98,15 @@ def _store(ctx: Any, game: Game, outcome: Outcome) -> None:
     store_outcome(ctx.session, ctx.config, ctx.now, game, outcome, inbound_id=ctx.inbound.id)
 
 
-def _end_of_mail(ctx: Any, game: Game, scratch: dict, at: datetime) -> None:
+def _end_of_mail(ctx: Any, game: Game, scratch: dict, at: datetime) -> tuple[str, str] | None:
+    """What the method gathered from the mail's lines, stored; its reply
+    (a Payola sheet summed up once) is an entry of the mail's reply."""
     end = _hook(game, "end_of_mail")
     outcome = end(game_view(game), scratch, at) if end is not None else None
-    if outcome is not None:
-        _store(ctx, game, outcome)
+    if outcome is None:
+        return None
+    _store(ctx, game, outcome)
+    return outcome.reply
 
 
 # -- the life cycle -------------------------------------------------------

@@ -19,7 +19,7 @@ docs/payola.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
 from judge.methods.interface import LiveMethod
 
@@ -46,6 +46,12 @@ class Payola(LiveMethod):
         from judge.methods.payola.replay import resolve_file
 
         return resolve_file(data, seed)
+
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        """One player a power, less the powers the GM's SET DUMMY leaves to
+        civil disorder (DPjudge's DUMMY powers)."""
+        dummies = raw.get("dummies") or []
+        return U - len(dummies) if isinstance(dummies, (list, tuple)) else U
 
     def claims(self, line: str) -> bool:
         from judge.methods.payola.commands import claims  # lighter than live.py and its engine
