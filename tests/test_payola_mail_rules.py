@@ -118,3 +118,23 @@ def test_a_transfer_after_the_deadline_is_refused_as_a_late_sheet(harness: Harne
     assert state.reports[-1]["bribes"]["sheets"] == {}
     # In the next phase the same lines are taken.
     assert "10 AgP sent to England" in say(h, addr("p1"), "TRANSFER 10 TO England")
+
+
+def test_a_sheets_reply_names_the_mails_lines_and_sums_the_sheet_up_once(harness: Harness):
+    """Issue 26 (14): a refused offer line was "line 1" when it was the
+    mail's 7th, and every accepted line repeated ~30 words."""
+    h = harness
+    h.mail(GM, "CREATE ?pr gmpw payola standard")
+    for k in range(1, 8):
+        h.send(addr(f"p{k}"), "SIGNON ?pr pw")
+    h.run()
+    h.mail(GM, "SIGNON Mpr gmpw\nSET POWER p1@example.test France\nSTART")
+    reply = say(h, addr("p1"), "Hello GM,\n\n4 : A PAR - BUR\n2*3 : F BRE - MAO\n5 $\n4 : A PAR BURR")
+    # SIGNON is the mail's line 1: the refused offer is its 7th.
+    assert "line 7: 4 : A PAR BURR" in reply and "line 1: 4 : A PAR BURR" not in reply
+    assert reply.count("replaces your previous sheet") == 1 and "Done: offer 2\n" in reply
+    assert ("your sheet for S1901M: 3 lines, offers of up to 10 AgP and 5 AgP kept back, against your balance "
+            "of 48 AgP") in reply
+    assert "Instead 'BURR'. This line is not part of your sheet" in reply
+    state, _, _ = stored(h)
+    assert state.sheets["France"] == "4 : A PAR - BUR\n2*3 : F BRE - MAO\n5 $"
