@@ -58,7 +58,9 @@ def create(ctx: Context, node: nodes.Create) -> str:
                  "its deadline (SET DEADLINE)")
     else:
         start = " It does not start by itself: you send START once all players are in"
-    return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
+    made = (f"{method.NAME}, variant {game.variant}: {powers.describe()}" if method.PLAYS_VARIANT
+            else method.NAME)  # LUI, PT3: their seats are in describe_params
+    return (f"game ?{game.name} created ({made}); "
             f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword. "
             f"The seed of its draws is committed: SHA-256 {game.commitment}.{start}")
 

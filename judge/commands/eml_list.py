@@ -54,6 +54,7 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         late = {s.player.id for s in rows if window.late(ctx.session, game, s.player)}
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
                   auction=is_auction(game), seats=seats(game), powers=power_list(game),
+                  seated=not method_of(game).PLAYS_VARIANT,
                   standings=rows, master=master, blind=blind, board=board,
                   reminders=reminders, late=late, lists=_lists(game, rows) if master else {}).rstrip()
 

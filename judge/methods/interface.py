@@ -94,6 +94,10 @@ class Method:
     # words under templates/NAME/; the default says only that the deadline
     # waits and HELP NAME says what to send).
     REMINDER: str = "player/reminder.txt.j2"
+    # Its players get the variant's powers. LUI and PT3 give out seats of
+    # their own (the board's seats, X and O): CREATE and LIST then say
+    # those (describe_params) instead of a variant's powers (issue 26).
+    PLAYS_VARIANT: bool = True
     # The master sets the method's parameters (SET VARIANT resets them).
     TUNABLE: bool = False
     # Parameters that SET VARIANT keeps, being no matter of the powers.

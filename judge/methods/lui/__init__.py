@@ -43,6 +43,7 @@ class Lui(LiveMethod):
     RESULTS = "results/lui"
     REPLAY = "judge.methods.lui.replay"
     LIVE = "judge.methods.lui.live"
+    PLAYS_VARIANT = False  # seats of its own, not the variant's powers
     STARTS_AT_DEADLINE = False  # the GM's START opens the pregame
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:

@@ -29,6 +29,8 @@ templates/lui/.
 from __future__ import annotations
 
 import logging
+import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -362,15 +364,27 @@ def describe(raw: Mapping[str, Any]) -> str:
     return _w("describe", p=params, s=s, board=s.board.describe())
 
 
+# An engine time in a message ("ended at 0.0456623 h", "closed at -0.015 h"):
+# the engine counts hours from the auction's opening; a player reads UTC.
+_ENGINE_TIME = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?) h\b")
+
+
+def _shown(live: Live, e: Any) -> Any:
+    """A Rejected or GmWarning with its engine times as the UTC times they
+    are (the engine's own message stays as it was in the record)."""
+    message = _ENGINE_TIME.sub(lambda m: live.when(float(m.group(1))), e.message)
+    return replace(e, message=message)
+
+
 def _reply(live: Live, actor: str | None, command_: Any, events: tuple[Event, ...]) -> tuple[str, str]:
     for e in events:
         if isinstance(e, engine.Rejected) and e.command is command_ and e.player == actor:
-            return "rejected", _w("rejected", e=e)
+            return "rejected", _w("rejected", e=_shown(live, e))
     for e in events:
         if isinstance(e, engine.BidPlaced) and not e.pregame and e.player == actor:
             fee = e.fee
             return "done", _w("bid_placed", e=e, ends=live.when(e.ends_at), fee=fee,
-                              left=live.state.chips_left(actor))
+                              left=live.state.chips_left(actor), live=live)
         if isinstance(e, engine.PregameBidTaken):
             return "done", _w("pregame_bid", e=e, opens=live.when(0.0))
         if isinstance(e, engine.ChipsBought):
@@ -437,6 +451,10 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
 
     board_to: list[str | None] = []
     finished = False
+    # A pregame bid outbid by a later one in the same opening is told
+    # "outbid" only, not also "your bid stands" in the same second.
+    outbid = {(e.player, e.seat, e.amount) for e in events if isinstance(e, engine.Outbid)}
+    warnings: list[str] = []
     for e in events:
         _record(out, live, e)
         kind = type(e).__name__
@@ -450,14 +468,14 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
             out.mail([live.address[e.player]], "lui/bought.txt.j2", private=True, live=live, e=e)
         elif isinstance(e, engine.Rejected):
             if getattr(e, "command", None) is not current or current is None:
-                tell([e.player], _w("news_rejected", e=e))  # a pregame bid judged when the auction opens
+                tell([e.player], _w("news_rejected", e=_shown(live, e)))  # a pregame bid judged when the auction opens
         elif isinstance(e, engine.BidPlaced):
-            if e.pregame:
+            if e.pregame and (e.player, e.seat, e.amount) not in outbid:
                 tell([e.player], _w("news_pregame_placed", e=e, ends=live.when(e.ends_at)))
         elif isinstance(e, (engine.PregameBidTaken, engine.BoardMailSet, engine.PrizeSet)):
             pass  # the reply says it
         elif isinstance(e, engine.GmWarning):
-            tell([GM], _w("news_warning", e=e))
+            warnings.append(_shown(live, e).message)
         elif isinstance(e, (engine.EcOverdue, engine.GiftsOverdue)):
             tell([GM], _w("news_" + kind, e=e, live=live))
         elif isinstance(e, engine.GameOver):
@@ -472,8 +490,13 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
                 tell([name], _w("news_give", count=count, eligible=e.eligible, live=live))
         elif isinstance(e, engine.GameFinished):
             finished = True
+            for name, count in e.kept:
+                # ToL nobody may receive stay with their holder: they and the GM are told.
+                tell([name, GM], _w("news_kept", name=name, count=count))
         else:  # AuctionOpened, SeatWon, FeeStarts, BidsCancelled, EcDecided, TolGiven
             tell(everyone + [GM], _w("news_" + kind, e=e, live=live))
+    for item in _merged(warnings):
+        tell([GM], _w("news_warning", message=item))
     for who, items in news.items():
         to = game.gm_address if who is GM else live.address.get(who)
         if to is not None:
@@ -487,6 +510,22 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
             _send_board(out, game, live, board_to)
     if finished:
         _finish(out, game, live)
+
+
+_TIED = " are tied in priority now and in every earlier standing known"
+
+
+def _merged(warnings: list[str]) -> list[str]:
+    """The GM's notes of one moment, each once; the priority ties the seed
+    has no rule for in one note (the engine notes each tied group as the
+    order is built, a..h then b..h then c..h: eleven notes at an F11
+    pregame's opening), naming the groups no other group holds."""
+    ties = [tuple(w.split(_TIED)[0].split(", ")) for w in warnings if _TIED in w]
+    out = list(dict.fromkeys(w for w in warnings if _TIED not in w))
+    widest = [g for g in dict.fromkeys(ties) if not any(set(g) < set(o) for o in ties)]
+    if widest:
+        out.insert(0, _w("news_ties", groups=[", ".join(g) for g in widest]))
+    return out
 
 
 def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:

@@ -45,6 +45,7 @@ class Pt3(LiveMethod):
     RESULTS = "results/pt3"
     REPLAY = "judge.methods.pt3.replay"
     LIVE = "judge.methods.pt3.live"
+    PLAYS_VARIANT = False  # seats of its own, not the variant's powers
     STARTS_AT_DEADLINE = False  # the GM's START, once the balances are set
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
