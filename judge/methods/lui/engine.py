@@ -1093,7 +1093,11 @@ class ParamError(ValueError):
 
 # Players a preset's game takes unless the GM says otherwise (SET PLAYERS).
 PRESET_PLAYERS = {"F11": 11, "F8": 8}
-_NOT_SETTINGS = ("preset", "prizes", "players", "garnets", "priority")
+_NOT_SETTINGS = ("preset", "prizes", "players", "garnets", "priority", "gm_limits")
+# The shortest pregame and quiet period the GM may set by mail (SET PREGAME,
+# SET QUIET), unless the operator's [methods.lui] gm_limits say otherwise.
+GM_LIMITS = {"pregame_hours": 1.0, "quiet_hours": 1.0}
+GM_LONGEST = 30 * 24.0
 
 
 @dataclass(frozen=True)
@@ -1108,6 +1112,10 @@ class Params:
     players: int | None = None
     garnets: tuple[tuple[str, int], ...] = ()
     priority: tuple[tuple[str, int], ...] = ()
+    gm_limits: tuple[tuple[str, float], ...] = ()  # the operator's: the shortest durations the GM may set
+
+    def shortest(self, key: str) -> float:
+        return dict(self.gm_limits).get(key, GM_LIMITS[key])
 
     @property
     def seats(self) -> int:
@@ -1134,6 +1142,8 @@ class Params:
             out["garnets"] = dict(self.garnets)
         if self.priority:
             out["priority"] = dict(self.priority)
+        if self.gm_limits:
+            out["gm_limits"] = dict(self.gm_limits)
         return out
 
 
@@ -1161,7 +1171,12 @@ def params_from(raw: Mapping[str, object] | None, U: int) -> Params:
         prize_items = tuple(sorted((str(s).upper(), (int(v[0]), int(v[1]))) for s, v in prizes.items()))
     except (TypeError, ValueError, IndexError) as err:
         raise ParamError(f"a prize is [garnets, priority]: {err}") from err
-    params = Params(name, changes, prize_items, players, tables[0], tables[1])
+    limits = raw.get("gm_limits") or {}
+    if not isinstance(limits, Mapping) or not set(limits) <= set(GM_LIMITS) or not all(
+            isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= GM_LONGEST for v in limits.values()):
+        raise ParamError(f"gm_limits maps {' and '.join(GM_LIMITS)} to the shortest hours the GM may set")
+    params = Params(name, changes, prize_items, players, tables[0], tables[1],
+                    tuple(sorted((k, float(v)) for k, v in limits.items())))
     params.settings()  # ParamError if unusable
     return params
 

@@ -58,7 +58,7 @@ EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine ti
 _OWN_WORDS = {"BID", "BUY", "BOARD", "EC", "GIVE"}
 # The GM's settings (before START), each a Settings field or the game's own.
 _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS", "PRIZE", "BOARD", "EC", "GIFT",
-             "GIFTS"}
+             "GIFTS", "PREGAME", "QUIET"}
 
 
 # What FOR player does not enter, and how the refusal names it.
@@ -319,6 +319,8 @@ def _setting(game: GameView, text: str, number: int = 1) -> Outcome:
         table[player.address] = int(setting.value)
         raw[setting.key] = table
         what = f"{player.address}'s starting {setting.key} {int(setting.value)}"
+    elif setting.key in ("pregame_hours", "quiet_hours"):
+        return _duration(game, raw, setting.key, float(setting.value), text.split()[-1])
     else:
         value = setting.value
         # The old reading's bounds: hours in (0, 10000), counts at least 1
@@ -341,6 +343,35 @@ def _setting(game: GameView, text: str, number: int = 1) -> Outcome:
         return rejected(str(err))
     new = game.with_params(params.as_dict())
     return done(_w("setting_done", what=what, describe=describe(new), warnings=warnings), params=new)
+
+
+def _duration(game: GameView, raw: dict[str, Any], key: str, hours: float, written: str) -> Outcome:
+    """SET PREGAME / SET QUIET: within the operator's limits (the shortest,
+    [methods.lui] gm_limits, copied into the game at CREATE; at most 30
+    days). A shorter pregame keeps the time between the pregame bids'
+    close and the auction's opening (the seed's hour), as far as it fits."""
+    try:
+        params = engine.params_from(raw, len(game.powers))
+    except engine.ParamError as err:
+        return rejected(str(err))
+    shortest = params.shortest(key)
+    what = "the pregame" if key == "pregame_hours" else "the quiet period (no new valid bid: the game ends)"
+    if not shortest <= hours <= engine.GM_LONGEST:
+        return rejected(_w("duration_range", what=what, written=written, shortest=shortest,
+                           longest=engine.GM_LONGEST))
+    raw[key] = hours
+    if key == "pregame_hours":
+        s = params.settings()
+        gap = s.pregame_hours - s.pregame_bids_hours
+        raw["pregame_bids_hours"] = hours - gap if hours > gap else hours
+    try:
+        params = engine.params_from(raw, len(game.powers))
+        warnings = engine.check_params(len(game.powers), params)
+    except engine.ParamError as err:
+        return rejected(str(err))
+    new = game.with_params(params.as_dict())
+    return done(_w("setting_done", what=f"{what} {written} ({hours:g} h)", describe=describe(new), warnings=warnings),
+                params=new)
 
 
 def _player(game: GameView, written: str) -> PlayerView | None:
