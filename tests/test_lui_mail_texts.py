@@ -55,6 +55,10 @@ def test_an_f8_opening_read_by_mail(harness: Harness):
     joined = h.body(h.last_to(GM))
     assert "Check T, M and D" not in joined and "open the\nauction" not in joined
     assert "SET PRIZE seat garnets priority" in joined and "the auction's own timers run it" in joined
+    h.mail(addr("u1"), "LIST ?lt")  # issue 26 (16): before START, names only, not addresses
+    listed = h.body(h.last_to(addr("u1")))
+    assert "Players (8 of 8):" in listed and "u2" in listed and "u2@" not in listed
+    assert "no list" not in listed and "Powers (" not in listed
     prizes = "\n".join(f"SET PRIZE {s} 1 1" for s in "RSTUVWXYZ")
     h.mail(GM, f"SIGNON Mlt gmpw\n{prizes}\nSTART")
     assert "?lt started" in h.body(h.last_to(GM))
