@@ -1093,7 +1093,13 @@ class ParamError(ValueError):
 
 # Players a preset's game takes unless the GM says otherwise (SET PLAYERS).
 PRESET_PLAYERS = {"F11": 11, "F8": 8}
-_NOT_SETTINGS = ("preset", "prizes", "players", "garnets", "priority", "gm_limits")
+_NOT_SETTINGS = ("preset", "prizes", "players", "garnets", "priority", "gm_limits", "board_mails")
+# How the board goes out by mail when it changes (the GM's SET BOARDMAIL):
+# each player's board after every bid, one digest an hour, or none (the web
+# board). By default a digest for 9 players or more: a bid of an F11 game
+# composed ten board mails (issue 26: 252 mails, 12 MB a game).
+BOARD_MAILS = ("bid", "digest", "none")
+DIGEST_FROM_PLAYERS = 9
 # The shortest pregame and quiet period the GM may set by mail (SET PREGAME,
 # SET QUIET), unless the operator's [methods.lui] gm_limits say otherwise.
 GM_LIMITS = {"pregame_hours": 1.0, "quiet_hours": 1.0}
@@ -1113,6 +1119,13 @@ class Params:
     garnets: tuple[tuple[str, int], ...] = ()
     priority: tuple[tuple[str, int], ...] = ()
     gm_limits: tuple[tuple[str, float], ...] = ()  # the operator's: the shortest durations the GM may set
+    board_mails: str | None = None  # bid, digest or none; None: by the number of players
+
+    @property
+    def board_mode(self) -> str:
+        if self.board_mails is not None:
+            return self.board_mails
+        return "digest" if self.seats >= DIGEST_FROM_PLAYERS else "bid"
 
     def shortest(self, key: str) -> float:
         return dict(self.gm_limits).get(key, GM_LIMITS[key])
@@ -1144,6 +1157,8 @@ class Params:
             out["priority"] = dict(self.priority)
         if self.gm_limits:
             out["gm_limits"] = dict(self.gm_limits)
+        if self.board_mails is not None:
+            out["board_mails"] = self.board_mails
         return out
 
 
@@ -1175,8 +1190,11 @@ def params_from(raw: Mapping[str, object] | None, U: int) -> Params:
     if not isinstance(limits, Mapping) or not set(limits) <= set(GM_LIMITS) or not all(
             isinstance(v, (int, float)) and not isinstance(v, bool) and 0 < v <= GM_LONGEST for v in limits.values()):
         raise ParamError(f"gm_limits maps {' and '.join(GM_LIMITS)} to the shortest hours the GM may set")
+    board_mails = raw.get("board_mails")
+    if board_mails is not None and board_mails not in BOARD_MAILS:
+        raise ParamError(f"board_mails is one of {', '.join(BOARD_MAILS)}, not {board_mails!r}")
     params = Params(name, changes, prize_items, players, tables[0], tables[1],
-                    tuple(sorted((k, float(v)) for k, v in limits.items())))
+                    tuple(sorted((k, float(v)) for k, v in limits.items())), board_mails)
     params.settings()  # ParamError if unusable
     return params
 

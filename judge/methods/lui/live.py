@@ -55,10 +55,11 @@ from judge.methods.lui.engine import GM, Event, State
 from judge.methods.lui.persist import from_json, to_json
 
 EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine time
+DIGEST_HOURS = 1  # SET BOARDMAIL DIGEST: the board at most once an hour
 _OWN_WORDS = {"BID", "BUY", "BOARD", "EC", "GIVE"}
 # The GM's settings (before START), each a Settings field or the game's own.
 _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS", "PRIZE", "BOARD", "EC", "GIFT",
-             "GIFTS", "PREGAME", "QUIET"}
+             "GIFTS", "PREGAME", "QUIET", "BOARDMAIL"}
 
 
 # What FOR player does not enter, and how the refusal names it.
@@ -83,6 +84,11 @@ class Live:
         # Every command the engine was given, as a replay reads it ({at,
         # player (None: the GM), text}): the input of the final record.
         self.log: list[dict[str, Any]] = list(data.get("log", []))
+        # The board digest waiting to go out (SET BOARDMAIL DIGEST): when, and
+        # to whom (names whose board changed since the last one).
+        digest = data.get("digest")
+        self.digest_at = datetime.fromisoformat(digest["at"]) if digest else None
+        self.digest_to: list[str] = list(digest["to"]) if digest else []
 
     @classmethod
     def of(cls, game: GameView) -> Live:
@@ -114,8 +120,11 @@ class Live:
         """The state and its next tick, into the outcome the driver stores."""
         out.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
                             "names": self.address, "log": self.log}
+        if self.digest_at is not None:
+            out.method_state["digest"] = {"at": self.digest_at.isoformat(), "to": self.digest_to}
         t = engine.next_tick(self.state)
-        out.next_tick = None if t is None else self.moment(t)
+        ticks = [x for x in (None if t is None else self.moment(t), self.digest_at) if x is not None]
+        out.next_tick = min(ticks) if ticks else None
         return out
 
 
@@ -319,6 +328,9 @@ def _setting(game: GameView, text: str, number: int = 1) -> Outcome:
         table[player.address] = int(setting.value)
         raw[setting.key] = table
         what = f"{player.address}'s starting {setting.key} {int(setting.value)}"
+    elif setting.key == "board_mails":
+        raw["board_mails"] = setting.value
+        what = _w("board_mails_set", mode=setting.value)
     elif setting.key in ("pregame_hours", "quiet_hours"):
         return _duration(game, raw, setting.key, float(setting.value), text.split()[-1])
     else:
@@ -448,6 +460,10 @@ def tick(game: GameView, now: datetime, at: datetime) -> Outcome:
     live.state, events = engine.tick(live.state, until)
     out = live.save(Outcome())
     _dispatch(out, game, live, events, current=None, scratch=None)
+    if live.digest_at is not None and live.digest_at <= max(now, at):
+        to, live.digest_at, live.digest_to = live.digest_to, None, []
+        _send_board(out, game, live, [n for n in to if n in live.address])
+        live.save(out)
     fired = ", ".join(f"{type(e).__name__} at {live.when(e.at)}" for e in events
                       if not isinstance(e, engine.BoardChanged))
     out.log = f"{game.name}: {fired or 'nothing due'}"
@@ -532,7 +548,15 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
         to = game.gm_address if who is GM else live.address.get(who)
         if to is not None:
             out.mail([to], "lui/news.txt.j2", live=live, items=items)
-    if board_to:
+    mode = _board_mode(game)
+    if board_to and mode == "digest":
+        # One board an hour at most, to those whose board changed since the last.
+        moment = live.moment(max(e.at for e in events if isinstance(e, engine.BoardChanged)))
+        if live.digest_at is None:
+            live.digest_at = moment + timedelta(hours=DIGEST_HOURS)
+        live.digest_to.extend(n for n in board_to if n not in live.digest_to)
+        live.save(out)
+    elif board_to and mode == "bid":
         if scratch is not None:
             # Once a mail, after its last line (end_of_mail): two bids in a mail, one board.
             pending = scratch.setdefault("board", [])
@@ -540,6 +564,8 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
         else:
             _send_board(out, game, live, board_to)
     if finished:
+        live.digest_at, live.digest_to = None, []  # the final standings say it all
+        live.save(out)
         _finish(out, game, live)
 
 
@@ -557,6 +583,13 @@ def _merged(warnings: list[str]) -> list[str]:
     if widest:
         out.insert(0, _w("news_ties", groups=[", ".join(g) for g in widest]))
     return out
+
+
+def _board_mode(game: GameView) -> str:
+    try:
+        return engine.params_from(game.raw_params, len(game.powers)).board_mode
+    except engine.ParamError:
+        return "bid"
 
 
 def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
