@@ -245,6 +245,14 @@ class Method:
         any of them does). Everything is text: the web escapes it."""
         return None
 
+    def names_in_game(self, game: Game) -> Mapping[str, str]:
+        """name in the game's record -> the player's address, for a method
+        whose record names players by names of its own (LUI: the part of
+        the address before the @) rather than by address: the web shows
+        each by the player's public name instead (issue 26). {}: the record
+        names players by address."""
+        return {}
+
 
 class LiveMethod(Method):
     """A method that keeps its own state and runs by its own commands (LUI,
@@ -287,6 +295,14 @@ class LiveMethod(Method):
 
     def claims(self, line: str) -> bool:
         return bool(self.live().claims(line))
+
+    def names_in_game(self, game: Game) -> Mapping[str, str]:
+        hook = self.hook("names_in_game")
+        if hook is None or not game.method_state:
+            return {}
+        from judge.driver.view import game_view
+
+        return hook(game_view(game))
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return self.live().describe(dict(params))

@@ -114,6 +114,41 @@ def _pattern(addresses: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(re.escape(a) for a in sorted(addresses, key=len, reverse=True)), re.IGNORECASE)
 
 
+def rename_in_game(value: Any, names: dict[str, str]) -> Any:
+    """A record whose players are named by the method's own names (LUI's
+    address local parts: Method.names_in_game) with each such name, as a
+    key, a value or a word of a text, replaced by names[name]."""
+    if not names:
+        return value
+    # Inside a text only a name that cannot be a word of the text ("u1",
+    # "john.doe1"): a player called "bid" is renamed where a value is the
+    # name, not in "your bid of 5".
+    wordy = [n for n in names if not n.isalpha() or len(n) > 8]
+    pattern = re.compile(r"(?<![\w.@+-])(" + "|".join(re.escape(n) for n in sorted(wordy, key=len, reverse=True))
+                         + r")(?![\w@+-]|\.\w)") if wordy else None
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {walk(k): walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, str):
+            if v in names:
+                return names[v]
+            return pattern.sub(lambda m: names[m.group(1)], v) if pattern else v
+        return v
+
+    return walk(value)
+
+
+def _in_game(game: Game, method: Any) -> dict[str, str]:
+    """name in the game -> address (Method.names_in_game), {} if none."""
+    try:
+        return dict(method.names_in_game(game)) if method is not None else {}
+    except Exception:  # noqa: BLE001 - a state the method cannot read: the record as it is
+        return {}
+
+
 def game_page(session: Session, game: Game) -> dict[str, Any]:
     """The public facts of one game, for templates/web/public/game.html.j2."""
     method = _method(game)
@@ -137,7 +172,9 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
     resolution = latest_resolution(session, game) if game.state == "resolved" else None
     if resolution is not None and not blind:
         page["resolution_id"] = resolution.id
-        page["results"] = rename(resolution.result, names)
+        own = _in_game(game, method)
+        page["results"] = rename_in_game(rename(resolution.result, names),
+                                         {n: names.get(a, names.get(a.casefold(), "?")) for n, a in own.items()})
         page["results_folder"] = method.RESULTS if method else None
         reveal = resolution.reveal or {}
         page["reveal"] = {"seed": resolution.seed, "secret": reveal.get("secret"),
@@ -172,9 +209,24 @@ def public_record(session: Session, game: Game) -> dict[str, Any] | None:
         # recorded seed); the page shows the secret and commitment, and the
         # players' mailed copy checks the seed itself.
         reveal = None
-    sealed = record.sealed(game.name, resolution.method, resolution.input, reveal, resolution.result,
-                           {stand_in[a]: names[a] for a in addresses})
-    return rename(sealed, stand_in) | {"names": {stand_in[a]: names[a] for a in addresses}}
+    public = {stand_in[a]: names[a] for a in addresses}
+    # A method naming players by names of its own (LUI: address local parts)
+    # gets stand-ins for those too ("player01"): no word of an address left.
+    own = _in_game(game, _method(game))
+    by_address = {a.casefold(): a for a in addresses}
+    taken = set(own)
+    own_stand_in = {}
+    for name, address in sorted(own.items()):
+        k = addresses.index(by_address[address.casefold()]) + 1 if address.casefold() in by_address else len(own_stand_in) + 1
+        candidate = f"player{k:0{width}d}"
+        while candidate in taken:
+            candidate = "_" + candidate
+        own_stand_in[name] = candidate
+        taken.add(candidate)
+        public[candidate] = names.get(address, names.get(address.casefold(), "?"))
+    sealed = record.sealed(game.name, resolution.method, rename_in_game(resolution.input, own_stand_in), reveal,
+                           rename_in_game(resolution.result, own_stand_in), public)
+    return rename(sealed, stand_in) | {"names": public}
 
 
 def feed_entries(session: Session, game: Game | None = None, limit: int = 50) -> list[dict[str, Any]]:

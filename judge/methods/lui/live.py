@@ -616,6 +616,22 @@ def public_board(game: GameView, names: Mapping[str, str]) -> dict | None:
             "png": lambda: render.board_png(view, shown, opens_at=live.opens_at)}
 
 
+def names_in_game(game: GameView) -> dict[str, str]:
+    """name in the game -> address, for the players still in and those who
+    left (the record names all of them): the web shows public names."""
+    live = Live.of(game)
+    out = {}
+    for p in game.players:
+        if p.status == "observer":
+            continue
+        local = p.address.split("@", 1)[0].casefold()
+        for name in (local, p.address.casefold()):
+            if name in {q.name for q in live.state.start} | {q.name for q in live.state.players}:
+                out.setdefault(name, p.address)
+    out.update(live.address)
+    return out
+
+
 def list_view(game: GameView) -> dict | None:
     """What LIST adds once the game has started: the board, the same text
     table as the BOARD mail."""
@@ -711,6 +727,14 @@ def _store_record(out: Outcome, game: GameView, live: Live) -> None:
 def _finish(out: Outcome, game: GameView, live: Live) -> None:
     result = record(live)
     out.state = "resolved"
+    # The seats won, in the players' power column (the web page and LIST of
+    # a finished game: "Seat Z", not "Power: -").
+    won: dict[str, list[str]] = {}
+    for seat, row in sorted((result.get("seats") or {}).items()):
+        winner = row.get("winner") if isinstance(row, Mapping) else None
+        if winner in live.address:
+            won.setdefault(live.address[winner], []).append(seat)
+    out.powers = {a: ", ".join(seats) for a, seats in won.items()}
     _store_record(out, game, live)
     for name, address in [*live.address.items(), (None, game.gm_address)]:
         out.mail([address], "results/lui/player.txt.j2", kind="result", result=result, you=name, when=live.when)
