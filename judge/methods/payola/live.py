@@ -124,11 +124,31 @@ def begin(game: GameView, now: datetime, seed: Seed) -> Outcome:
     for power, address in by_power.items():
         _mail(out, game, [address], "payola/start.txt.j2", svg=svg, state=state, power=power,
               balance=state.ledger.balance(power), accept=state.accept[power], letters=pg.letters(state),
-              phase=pg.phase(state), units=_units_of(state, power))
+              phase=pg.phase(state), units=_units_of(state, power), examples=_examples(state, power))
     out.reply = ("done", _w("started", game=game, players=by_power, phase=pg.phase(state), dummies=state.dummies,
                             deadline=out.deadline,
                             rules=state.rules.describe()))
     return out
+
+
+def _examples(state: pg.State, power: str) -> dict[str, Any]:
+    """The start mail's examples in the power's own units and the map's
+    powers (an ancmed player was shown A PAR - BUR and England)."""
+    orders = state.view().get_all_possible_orders()  # location -> the orders the map allows now
+    lines = []
+    for k, unit in enumerate(_units_of(state, power)[:3]):
+        moves = sorted(o for o in orders.get(unit.split()[1], []) if " - " in o and " S " not in o
+                       and " C " not in o and " VIA" not in o)
+        if k == 0 and moves:
+            lines.append(f"4 : {moves[0]}")
+        elif k == 1 and moves:
+            lines.append(f"2 : {moves[0]} | {unit} H")
+        else:
+            lines.append(f"{unit} H")
+    letters = pg.letters(state)
+    other = next((p for p in letters if p != power), power)
+    accept = letters[power] + "".join(letters[p] for p in letters if p != power)[:3] + "?"
+    return {"sheet": lines, "accept": accept, "other": other}
 
 
 def _units_of(state: pg.State, power: str) -> list[str]:
