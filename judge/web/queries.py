@@ -64,12 +64,19 @@ def seats(game: Game) -> int:
         return len(game.powers or [])
 
 
+def _plays_variant(game: Game) -> bool:
+    """LUI and PT3 give out seats of their own: no variant is shown for them."""
+    method = _method(game)
+    return method is None or method.PLAYS_VARIANT
+
+
 def games_list(session: Session) -> list[dict[str, Any]]:
     """Every game: name, method, variant, state, deadline (while one is
     awaited), players (active) of the seats."""
     counts = dict(session.execute(
         select(Player.game_id, func.count()).where(Player.status == "active").group_by(Player.game_id)).all())
-    return [{"name": g.name, "method": g.method, "variant": g.variant, "state": g.state,
+    return [{"name": g.name, "method": g.method, "variant": g.variant if _plays_variant(g) else "-",
+             "state": g.state,
              "deadline": g.deadline if g.state != "resolved" else None, "players": counts.get(g.id, 0),
              "seats": seats(g)}
             for g in session.scalars(select(Game).order_by(Game.name))]
@@ -163,7 +170,8 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
     # In the order the results mails list them: by name, numbers as numbers.
     players.sort(key=lambda row: natural_key(row["name"]))
     page: dict[str, Any] = {
-        "name": game.name, "method": game.method, "variant": game.variant, "state": game.state,
+        "name": game.name, "method": game.method, "variant": game.variant if _plays_variant(game) else None,
+        "state": game.state, "seated": not _plays_variant(game),
         "deadline": game.deadline, "created_at": game.created_at, "resolved_at": game.resolved_at,
         "players": players, "seats": seats(game), "blind": blind, "asks": asks,
         "powers": [p.get("name") for p in (game.powers or []) if isinstance(p, dict)],

@@ -61,6 +61,7 @@ def test_a_finished_lui_game_shows_names_not_address_local_parts(harness):
     assert "john.doe" not in shown and "Player 3 Smith" in shown
     assert {p["name"]: p["power"] for p in page["players"]}["Player 3 Smith"] == "Z"
     assert {p["name"]: p["power"] for p in page["players"]}["Player 5 Smith"] == "R"
+    assert page["seated"] and page["variant"] is None  # seats of its own, no variant's powers
     text = json.dumps(record)
     assert "john.doe" not in text and "private" not in text
     assert "Player 3 Smith" in record["names"].values()
