@@ -76,3 +76,39 @@ def test_an_f8_opening_read_by_mail(harness: Harness):
     gm = "\n".join(h.body(m) for m in h.sent_to(GM)[before[GM]:])
     assert gm.count("tied in priority") == 1 and ", ".join(sorted(NAMES)) + " are tied" in gm
     assert " h." not in gm and " h)" not in gm
+
+
+def test_a_winner_keeping_tol_nobody_may_receive_is_told_and_the_gm(harness: Harness):
+    """docs/lui.md: when nobody is left who may receive a ToL, the giver
+    keeps the rest and the GM is told; the mails said nothing of it."""
+    h = harness
+    prizes = "\n".join(f"SET PRIZE {s} 1 1" for s in "RSTUVWXYZ")
+    h.mail(GM, f"CREATE ?kt gmpw lui\nSET PRESET F8\nSET PLAYERS 2\n{prizes}")
+    for n in ("ka", "kb"):
+        h.send(addr(n), "SIGNON ?kt pw")
+    h.run()
+    h.mail(GM, "SIGNON Mkt gmpw\nSTART")
+    with h.judge.sessions() as s:
+        from judge.games import find_game
+
+        opens = datetime.fromisoformat(find_game(s, "kt").method_state["opens_at"])
+    h.clock.set(opens + timedelta(hours=1))
+    h.mail(addr("ka"), "SIGNON ?kt pw\nBID R 1")
+    h.clock.set(opens + timedelta(hours=2))
+    h.mail(addr("kb"), "SIGNON ?kt pw\nBID S 2")
+    for _ in range(8):
+        h.clock.advance(seconds=12 * 3600)
+        h.run()
+        with h.judge.sessions() as s:
+            g = find_game(s, "kt")
+            phase = g.method_state["state"]["phase"]
+            candidates = g.method_state["state"].get("ec_candidates") or []
+        if phase == "ec":
+            h.mail(GM, f"SIGNON Mkt gmpw\nEC {candidates[0]}")
+        if g.state == "resolved":
+            break
+    assert g.state == "resolved"
+    told = "\n".join(h.body(m) for m in h.sent_to(addr("ka")))
+    gm = "\n".join(h.body(m) for m in h.sent_to(GM))
+    assert "ka keeps 3 ToL more: nobody left in the game may receive one" in told
+    assert "ka keeps 3 ToL more" in gm
