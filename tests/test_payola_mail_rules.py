@@ -104,6 +104,8 @@ def test_a_transfer_after_the_deadline_is_refused_as_a_late_sheet(harness: Harne
     for k in range(1, 8):
         h.send(addr(f"p{k}"), "SIGNON ?pr pw")
     h.run()
+    joined = h.body(h.last_to(GM))  # issue 26 (12): the last player's notice in Payola's words
+    assert "Check T, M and D" not in joined and "SET RULE, SET TAX, SET CAP, SET DUMMY" in joined
     h.mail(GM, "SIGNON Mpr gmpw\nSET POWER p1@example.test France\nSTART")
     before, _, deadline = stored(h)
     h.clock.advance(seconds=(deadline - h.clock.now()).total_seconds() + 60)

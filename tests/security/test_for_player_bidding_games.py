@@ -71,6 +71,8 @@ def test_for_a_pt3_player_sets_nothing(harness):
     h.send(addr("ann"), "SIGNON ?ft pw")
     h.send(addr("bob"), "SIGNON ?ft pw")
     h.run()
+    joined = h.body(h.last_to(GM))  # issue 26 (12): the last player's notice in PT3's words
+    assert "Check T, M and D" not in joined and "Both players are in. Check who plays X and O" in joined
     h.mail(GM, f"SIGNON Mft gmpw\nFOR {addr('ann')}\nSET BALANCE X 1000\nSET X bob")
     reply = h.body(h.last_to(GM))
     assert "internal error" not in reply
