@@ -136,11 +136,6 @@ def judge_params(game: Game) -> dict[str, Any]:
     return {k: v for k, v in (game.params or {}).items() if k in JUDGE_PARAMS}
 
 
-def is_auction(game: Game) -> bool:
-    """Players send bids, checked as lists (the Blind Auction)."""
-    return method_of(game).SUBMITS == "bids"
-
-
 def game_params(game: Game) -> Any:
     """The method's parameters as numbers (a Blind Auction's "T/U" for D
     worked out, so that it follows T); the method's ParamError if unusable."""
@@ -203,7 +198,7 @@ def standings(session: Session, game: Game) -> list[Standing]:
         latest[sub.player_id] = sub
         if sub.valid:
             counting[sub.player_id] = sub
-    return [Standing(p, latest.get(p.id), counting.get(p.id), is_auction(game)) for p in active_players(game)]
+    return [Standing(p, latest.get(p.id), counting.get(p.id), method_of(game).BIDDING is not None) for p in active_players(game)]
 
 
 def counting_submission(session: Session, game: Game, player: Player) -> Submission | None:

@@ -66,10 +66,8 @@ def send_digest(session: Any, config: Any, now: datetime, game: Any) -> str | No
     if not joined and not changed:
         return None
     lists: dict[str, Any] = {"rows": [], "describe": None}
-    if method_of(game).SUBMITS == "list":
-        from judge.methods.preference.eml_preference import describe, list_rows
-
-        lists = {"rows": list_rows(session, game), "describe": describe}
+    if (capability := method_of(game).lists()) is not None:
+        lists = capability.digest(session, game)
     audit.record(session, now, "digest", game_id=game.id, why="sent", since=since.isoformat(),
                  joined=len(joined), lists=len(changed))
     notify(session, config, now, "gm/digest.txt.j2", [game.gm_address], game=game, since=since, joined=joined,

@@ -66,24 +66,6 @@ def test_the_shell_never_names_a_method():
     assert not found, "\n".join(found)
 
 
-# The old names of blind-random's modules, now aliases of the modules in
-# its folder (kept for the code and tests that import them): importing one
-# is importing the method's package.
-_MOVED = {"judge.methods.blinding": "judge.methods.blind_random", "judge.blindmail": "judge.methods.blind_random",
-          "judge.cli_blind": "judge.methods.blind_random"}
-# The aliases themselves (judge/<name>.py), the only shell modules that import blind-random.
-_ALIASES = {"blindmail.py", "cli_blind.py"}
-# The shell's imports of other methods' packages, until issue 28 makes each
-# of those one folder too (each move takes its lines out): (module, package).
-_NOT_YET_MOVED = {
-    ("cli_lui.py", "judge.methods.lui"), ("cli_pt3.py", "judge.methods.pt3"),
-    ("commands/eml_list.py", "judge.methods.preference"), ("commands/eml_list.py", "judge.methods.blind_auction"),
-    ("commands/eml_set.py", "judge.methods.blind_auction"), ("commands/eml_start.py", "judge.methods.blind_auction"),
-    ("mailrunner.py", "judge.methods.blind_auction"), ("mailrunner.py", "judge.methods.preference"),
-    ("notices.py", "judge.methods.preference"), ("submission.py", "judge.methods.blind_auction"),
-}
-
-
 def method_imports(source: str) -> list[tuple[int, str]]:
     """(line, package) of every import of a method's package in a module's
     source, wherever it stands (at the top, or inside a function or an `if`):
@@ -96,9 +78,6 @@ def method_imports(source: str) -> list[tuple[int, str]]:
 
     def package(module: str) -> str | None:
         module = module.split(":")[0]
-        for old, new in _MOVED.items():
-            if module == old or module.startswith(old + "."):
-                return new
         parts = module.split(".")
         return next((".".join(parts[:i]) for i in range(3, len(parts) + 1) if ".".join(parts[:i]) in packages), None)
 
@@ -117,17 +96,16 @@ def method_imports(source: str) -> list[tuple[int, str]]:
 
 
 def test_the_shell_imports_no_method_but_through_the_registry():
-    """blind-random is one folder (issue 28): nothing of the shell imports it,
-    at the top or in a function, by name or by a string; the registry finds
-    its commands, grammar, CLI, tables and protocol by its declarations. The
-    other methods' imports are listed until they move too."""
+    """Every method is one folder (issue 28): nothing of the shell imports
+    one, at the top or in a function, by name or by a string; the registry
+    finds its commands, grammar, CLI, tables, protocol, bids and lists by its
+    declarations."""
     found = []
     for path in sorted(JUDGE.rglob("*.py")):
         rel = path.relative_to(JUDGE).as_posix()
-        if rel.startswith("methods/") or rel in _ALIASES:
+        if rel.startswith("methods/"):
             continue
-        found += [(rel, number, p) for number, p in method_imports(path.read_text())
-                  if (rel, p) not in _NOT_YET_MOVED]
+        found += [(rel, number, p) for number, p in method_imports(path.read_text())]
     assert not found, "\n".join(f"{rel}:{number}: imports {p}" for rel, number, p in found)
 
 
@@ -148,7 +126,7 @@ def later():
 class Uses:
     def method(self):
         from judge.methods import preference
-        from judge import blindmail
+        from judge.methods.blind_random.runs import gm_run
 """
     assert method_imports(source) == [
         (7, "judge.methods.blind_random"), (10, "judge.methods.lui"), (11, "judge.methods.payola"),

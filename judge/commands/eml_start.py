@@ -119,9 +119,8 @@ def process(ctx: Context, node: nodes.Process) -> str:
         raise CommandRejected(refusal)
     missing = missing_players(ctx.session, game)
     if missing:
-        from judge.methods.blind_auction import window
-
-        late = [p for p in missing if window.late(ctx.session, game, p)]
+        bidding = method_of(game).bidding()
+        late = [p for p in missing if bidding is not None and bidding.late(ctx.session, game, p)]
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)
         wait = ""
         if late:

@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import importlib
 from types import MappingProxyType, ModuleType
-from typing import TYPE_CHECKING, Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping, Protocol
 
 if TYPE_CHECKING:  # the shell's types, for the hooks' signatures only
     from datetime import datetime
@@ -40,6 +40,39 @@ if TYPE_CHECKING:  # the shell's types, for the hooks' signatures only
 
     from judge.config import Config
     from judge.store.models import Game
+
+
+class Bidding(Protocol):
+    """What the shell asks of a method whose players send bid lines (its
+    BIDDING module): the mail runner gathers a mail's bid lines and its
+    sender's No Preference and hands them over when the mail's commands end."""
+
+    def take(self, ctx: Any, lines: Any, text: str) -> tuple[str, str, list[str]]:
+        """Store the signed-on player's list: ("done" or "rejected", the
+        reply's line, its notes); CommandRejected if none is taken now."""
+
+    def late(self, session: Session, game: Game, player: Any) -> bool:
+        """A player named after the deadline who may still bid (PROCESS, LIST)."""
+
+    def stand(self, session: Session, game: Game, player: Any) -> bool:
+        """The player's bids stand through a new deadline (SET DEADLINE)."""
+
+
+class Lists(Protocol):
+    """What the shell asks of a method whose players' lists it stores (its
+    LISTS module)."""
+
+    def pasted_line(self, ctx: Any, line: str) -> bool:
+        """A line the master pasted after FOR that belongs to a list."""
+
+    def enter_pasted(self, ctx: Any, lines: list[tuple[int, str]]) -> tuple[str, str]:
+        """Those lines as one list in the player's name: (status, message)."""
+
+    def shown(self, submission: Any) -> str:
+        """A stored valid list in words (LIST)."""
+
+    def digest(self, session: Session, game: Game) -> dict[str, Any]:
+        """What the master's daily digest shows of the lists."""
 
 
 class Method:
@@ -129,6 +162,20 @@ class Method:
     # `run_events(session, game)` (`judge log` of such a game by its name:
     # the events, or None if this judge has no run of it).
     PROTOCOL: str | None = None
+
+    # What the players send, as the shell asks it of the method: BIDDING,
+    # the module of a `Bidding` (bid lines gathered from a mail and taken as
+    # one list when its commands end: the Blind Auction); LISTS, the module
+    # of a `Lists` (lists stored by the method's own commands, which the
+    # master's LIST and digest show: the preference method).
+    BIDDING: str | None = None
+    LISTS: str | None = None
+
+    def bidding(self) -> Bidding | None:
+        return importlib.import_module(self.BIDDING) if self.BIDDING else None  # type: ignore[return-value]
+
+    def lists(self) -> Lists | None:
+        return importlib.import_module(self.LISTS) if self.LISTS else None  # type: ignore[return-value]
 
     def protocol(self) -> ModuleType | None:
         return importlib.import_module(self.PROTOCOL) if self.PROTOCOL else None

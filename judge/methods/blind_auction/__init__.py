@@ -1,7 +1,7 @@
 """The Blind Auction (docs/blind-auction.md): sealed bids until the
 deadline, resolved by the seed's rules. engine.py is the pure method,
 replay.py its `judge resolve` record; the bid lines are read by the command
-grammar and checked by judge.submission."""
+grammar and checked by submission.py (bids.py: as a mail's reply says)."""
 
 from __future__ import annotations
 
@@ -26,6 +26,7 @@ class BlindAuction(Method):
     TUNABLE = True
     RESULTS = "results/blind-auction"
     REPLAY = "judge.methods.blind_auction.replay"
+    BIDDING = "judge.methods.blind_auction.bids"
 
     def params_from(self, raw: Mapping[str, Any] | None, U: int) -> Any:
         """T, M, D as numbers ("T/U" for D is worked out here, so that it follows T)."""

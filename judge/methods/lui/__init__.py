@@ -25,6 +25,7 @@ the rest only when a hook runs.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from judge.methods.interface import LiveMethod
@@ -43,6 +44,7 @@ class Lui(LiveMethod):
     RESULTS = "results/lui"
     REPLAY = "judge.methods.lui.replay"
     LIVE = "judge.methods.lui.live"
+    CLI = MappingProxyType({"lui": "judge.methods.lui.cli:lui"})  # `judge lui ...`
     STARTS_AT_DEADLINE = False  # the GM's START opens the pregame
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:

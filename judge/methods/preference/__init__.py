@@ -25,6 +25,7 @@ class Preference(Method):
     TUNABLE = True
     RESULTS = "results/preference"
     REPLAY = "judge.methods.preference.replay"
+    LISTS = "judge.methods.preference.lists"
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         p = params

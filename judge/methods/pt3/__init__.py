@@ -27,6 +27,7 @@ the rest only when a hook runs. docs/pt3.md has the rules as implemented.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
 from judge.methods.interface import LiveMethod
@@ -45,6 +46,7 @@ class Pt3(LiveMethod):
     RESULTS = "results/pt3"
     REPLAY = "judge.methods.pt3.replay"
     LIVE = "judge.methods.pt3.live"
+    CLI = MappingProxyType({"pt3": "judge.methods.pt3.cli:pt3"})  # `judge pt3 ...`
     STARTS_AT_DEADLINE = False  # the GM's START, once the balances are set
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
