@@ -100,7 +100,7 @@ def _process(session: Session, config: Config, now: datetime, row: InboundRow) -
         return
     if mail.auto:
         if mail.sender and _judge_protocol_only(mail.text, config):
-            # Another judge's protocol mail (a method's PROTOCOL, like
+            # Another judge's protocol mail (a method's THIRD_PARTIES, like
             # docs/blinding.md's): run it, but never answer an automatic
             # mail (no loops).
             run_lines(Context(session=session, config=config, now=now, mail=mail, inbound=row), mail.text)
@@ -240,7 +240,7 @@ def command_lines(text: str, max_length: int = MAX_LINE_LENGTH, is_variant: Call
 
 def _judge_protocol_only(text: str, config: Config) -> bool:
     """Whether the mail's commands are all messages one judge sends another
-    (in a protocol of a method's with other judges: its PROTOCOL)."""
+    (in a protocol of a method's with other judges: its THIRD_PARTIES)."""
     known = protocols()
     seen = False
     for _, _, node in command_lines(text, config.max_line_length):

@@ -31,13 +31,20 @@ from judge.wording import plural
 log = logging.getLogger(__name__)
 
 
-# A game whose Method has DAILY_NOTICE (blind-random) tells its master once a day whom it waits for.
+# A game whose Method's THIRD_PARTIES has daily_notice (blind-random) tells its master once a day whom it waits for.
 BLIND_NOTICE_EVERY = timedelta(days=1)
 
 
 def _methods(flag: str) -> list[str]:
-    """The names of the methods whose Method declares `flag`."""
-    return [name for name in METHODS if getattr(METHODS[name], flag)]
+    """The names of the methods whose Method declares `flag` (a dotted
+    path: THIRD_PARTIES.daily_notice, None on the way is false)."""
+    return [name for name in METHODS if _declares(METHODS[name], flag)]
+
+
+def _declares(obj: object, flag: str) -> bool:
+    for part in flag.split("."):
+        obj = getattr(obj, part, None)
+    return bool(obj)
 
 
 def due_games(session: Session, now: datetime) -> list[int]:
@@ -79,7 +86,7 @@ def due_blind_notices(session: Session, now: datetime) -> list[int]:
     """Running games of a protocol (blind-random) whose master has not heard for a day."""
     since = now - BLIND_NOTICE_EVERY
     return list(session.scalars(
-        select(Game.id).where(Game.method.in_(_methods("DAILY_NOTICE")), Game.state.in_(("bidding", "waiting")),
+        select(Game.id).where(Game.method.in_(_methods("THIRD_PARTIES.daily_notice")), Game.state.in_(("bidding", "waiting")),
                               Game.started_at <= since,
                               (Game.missing_notified_at.is_(None)) | (Game.missing_notified_at <= since))
         .order_by(Game.id)
@@ -176,9 +183,9 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
                 return
             if isinstance(method, LiveMethod):
                 driver.precompute_deadline(s, game, now)
-            elif method.RESOLVES_AT_START and game.state == "forming" and method.STARTS_AT_DEADLINE:
+            elif method.ASSIGNMENT.resolves_at_start and game.state == "forming" and method.STARTS_AT_DEADLINE:
                 precompute_resolution(s, game)
-            elif game.state == "bidding" and not method.RESOLVES_AT_START and not missing_players(s, game):
+            elif game.state == "bidding" and not method.ASSIGNMENT.resolves_at_start and not missing_players(s, game):
                 precompute_resolution(s, game)
     except Exception:  # noqa: BLE001 - only a head start: the locked run does the work anyway
         log.debug("game %s: nothing worked out ahead", game_id, exc_info=True)
@@ -310,7 +317,7 @@ def _refused_at_deadline(s: Session, config: Config, game: Game, now: datetime, 
 
 def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
     """The daily notice to the master of a game whose Method asks for one
-    (DAILY_NOTICE: blind-random's protocol step and whom it waits for)."""
+    (THIRD_PARTIES.daily_notice: blind-random's protocol step and whom it waits for)."""
     game = lock_game(s, game_id, wait=False)
     if game is None or game.state not in ("bidding", "waiting"):
         return None

@@ -207,3 +207,51 @@ def test_a_method_adds_its_cli_group_by_declaring_it(monkeypatch):
     result = CliRunner().invoke(main, ["countdown", "hello"])
     assert result.exit_code == 0 and result.output == "hello from the countdown\n"
     assert CliRunner().invoke(main, ["nocommand"]).exit_code != 0
+
+
+@pytest.mark.parametrize("name", sorted(METHODS))
+def test_each_method_says_its_capabilities_by_kind(name):
+    """The interface's optional parts come in groups (issue 28): an
+    assignment drawn from what players send (with its bids or lists), a
+    live game (LiveMethod: commands and ticks), a protocol with third
+    parties; each group's modules hold what the shell asks of them."""
+    from judge.methods.interface import (AssignmentCapability, Bidding, LiveMethod, Lists, ProtocolCapability)
+
+    method = METHODS[name]
+    live = isinstance(method, LiveMethod)
+    assert (method.ASSIGNMENT is None) == live
+    if live:
+        assert callable(method.live().claims) and method.bidding() is None and method.lists() is None
+    else:
+        assert isinstance(method.ASSIGNMENT, AssignmentCapability)
+        for capability, protocol in ((method.bidding(), Bidding), (method.lists(), Lists)):
+            if capability is not None:
+                wanted = [n for n in vars(protocol) if not n.startswith("_")]
+                assert wanted and all(callable(getattr(capability, n)) for n in wanted)
+    assert (method.bidding() is not None) == (method.SUBMITS == "bids")
+    assert (method.lists() is not None) == (method.SUBMITS == "list")
+    if method.THIRD_PARTIES is not None:
+        assert isinstance(method.THIRD_PARTIES, ProtocolCapability)
+        module = method.THIRD_PARTIES.load()
+        assert all(callable(getattr(module, n)) for n in ("judge_to_judge", "runs", "run_line", "run_events"))
+
+
+def test_the_interface_types_what_the_shell_hands_a_method():
+    """No hook of the interface takes its context as Any: a mail's line
+    comes as a MailContext (what judge.commands.base.Context gives)."""
+    import inspect
+
+    from judge.commands.base import Context
+    from judge.methods import interface
+
+    untyped = []
+    for cls in (interface.Method, interface.LiveMethod, interface.Bidding, interface.Lists):
+        for name, function in vars(cls).items():
+            if callable(function) and "ctx" in inspect.signature(function).parameters:
+                if function.__annotations__.get("ctx") != "MailContext":
+                    untyped.append(f"{cls.__name__}.{name}")
+    assert not untyped
+    # The shell's Context has every member a MailContext promises.
+    wanted = {n for n in vars(interface.MailContext) if not n.startswith("_")} | set(
+        interface.MailContext.__annotations__)
+    assert wanted <= set(dir(Context)) | set(Context.__dataclass_fields__)

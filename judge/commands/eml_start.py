@@ -83,14 +83,15 @@ def begin(session: Session, config: Config, now: datetime, game: Game, *, job: s
     own = driver.begin(session, config, now, game)
     if own is not None:
         return own
-    if method.RESOLVES_AT_START and job is not None:
+    drawn_at_start = method.ASSIGNMENT is not None and method.ASSIGNMENT.resolves_at_start
+    if drawn_at_start and job is not None:
         # A heavy draw (a preference game of 100 powers) must not hold up the
         # other mails: the scheduler draws it in a transaction of its own,
         # under the game's lock, right after this mail (same pass).
         game.job = job
         return (f"?{game.name} starts now: its powers are drawn as a job of their own, and the results go to all "
                 f"{len(players)} players and to you in a moment, in mails of their own")
-    if method.RESOLVES_AT_START:
+    if drawn_at_start:
         # Preference lists are in already: the assignment is made now. It is
         # drawn before the game changes, so that a refusal (Refused) leaves
         # the game forming, as it was: the master may SET PRFRAND and START.

@@ -30,8 +30,9 @@ that ran out while the daemon was down fires with its own time).
 from __future__ import annotations
 
 import importlib
+from dataclasses import dataclass
 from types import MappingProxyType, ModuleType
-from typing import TYPE_CHECKING, Any, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Callable, Mapping, Protocol
 
 if TYPE_CHECKING:  # the shell's types, for the hooks' signatures only
     from datetime import datetime
@@ -39,22 +40,56 @@ if TYPE_CHECKING:  # the shell's types, for the hooks' signatures only
     from sqlalchemy.orm import Session
 
     from judge.config import Config
-    from judge.store.models import Game
+    from judge.store.models import Game, Player, Submission
+
+
+class MailContext(Protocol):
+    """What the shell hands a method's hook for a line of a mail (the mail
+    runner's judge.commands.base.Context): the transaction, the time, the
+    sender and, after SIGNON, the game and the player; `after` holds work
+    to do once the mail's lines have run, in the same transaction."""
+
+    session: Session
+    config: Config
+    now: datetime
+    game: Game | None
+    player: Player | None
+    role: str | None
+    acting_master: bool
+    after: list[Callable[[], None]]
+
+    @property
+    def sender(self) -> str: ...
+
+    @property
+    def sent_at(self) -> datetime: ...
+
+    def require_player(self) -> Player: ...
+
+    def require_game(self) -> Game: ...
+
+
+class GatheredBids(Protocol):
+    """A mail's bid lines as the mail runner gathered them (judge.commands.base.BidLines)."""
+
+    entries: list[Any]  # the grammar's bid entries (power, amount)
+    no_preference_lines: list[int]
+    readings: list[str]  # how lines posted the forums' way were read
 
 
 class Bidding(Protocol):
     """What the shell asks of a method whose players send bid lines (its
-    BIDDING module): the mail runner gathers a mail's bid lines and its
+    ASSIGNMENT.bidding module): the mail runner gathers a mail's bid lines and its
     sender's No Preference and hands them over when the mail's commands end."""
 
-    def take(self, ctx: Any, lines: Any, text: str) -> tuple[str, str, list[str]]:
+    def take(self, ctx: MailContext, lines: GatheredBids, text: str) -> tuple[str, str, list[str]]:
         """Store the signed-on player's list: ("done" or "rejected", the
         reply's line, its notes); CommandRejected if none is taken now."""
 
-    def late(self, session: Session, game: Game, player: Any) -> bool:
+    def late(self, session: Session, game: Game, player: Player) -> bool:
         """A player named after the deadline who may still bid (PROCESS, LIST)."""
 
-    def stand(self, session: Session, game: Game, player: Any) -> bool:
+    def stand(self, session: Session, game: Game, player: Player) -> bool:
         """The player's bids stand through a new deadline (SET DEADLINE)."""
 
 
@@ -62,17 +97,60 @@ class Lists(Protocol):
     """What the shell asks of a method whose players' lists it stores (its
     LISTS module)."""
 
-    def pasted_line(self, ctx: Any, line: str) -> bool:
+    def pasted_line(self, ctx: MailContext, line: str) -> bool:
         """A line the master pasted after FOR that belongs to a list."""
 
-    def enter_pasted(self, ctx: Any, lines: list[tuple[int, str]]) -> tuple[str, str]:
+    def enter_pasted(self, ctx: MailContext, lines: list[tuple[int, str]]) -> tuple[str, str]:
         """Those lines as one list in the player's name: (status, message)."""
 
-    def shown(self, submission: Any) -> str:
+    def shown(self, submission: Submission) -> str:
         """A stored valid list in words (LIST)."""
 
     def digest(self, session: Session, game: Game) -> dict[str, Any]:
         """What the master's daily digest shows of the lists."""
+
+
+@dataclass(frozen=True)
+class AssignmentCapability:
+    """Powers drawn from what the players sent (the shell's own life cycle:
+    START, the deadline, the results of RESULTS and REPLAY)."""
+
+    # True: drawn at START (or its deadline, or when full); False: bidding
+    # is open until the deadline, and PROCESS resolves.
+    resolves_at_start: bool = True
+    # What the players send, as the shell asks it of the method: the module
+    # of a `Bidding` (bid lines gathered from a mail and taken as one list
+    # when its commands end: the Blind Auction), or of a `Lists` (lists
+    # stored by the method's own commands, shown in the master's LIST and
+    # digest: preference).
+    bidding: str | None = None
+    lists: str | None = None
+
+    def bids(self) -> Bidding | None:
+        return importlib.import_module(self.bidding) if self.bidding else None  # type: ignore[return-value]
+
+    def stored_lists(self) -> Lists | None:
+        return importlib.import_module(self.lists) if self.lists else None  # type: ignore[return-value]
+
+
+@dataclass(frozen=True)
+class ProtocolCapability:
+    """A protocol the method runs by mail with third parties (blind-random's
+    other judges). `module` holds what the shell asks of it:
+    `judge_to_judge(node)` (a parsed line one judge sends another: run even
+    in an automatic mail, and never answered), `runs(session)` (its runs for
+    games of other judges, as rows of `judge games`: game, role, gm,
+    started, state), `run_line(row)` (one in words), and
+    `run_events(session, game)` (`judge log` of such a game by its name:
+    the events, or None if this judge has no run of it)."""
+
+    module: str
+    # A running game's master hears once a day whom it waits for (the
+    # scheduler's notice; the method's `daily_notice` hook words it).
+    daily_notice: bool = False
+
+    def load(self) -> ModuleType:
+        return importlib.import_module(self.module)
 
 
 class Method:
@@ -112,9 +190,6 @@ class Method:
     COMMAND_WORDS: tuple[str, ...] = ()
 
     # -- life cycle ---------------------------------------------------------
-    # At START (or its deadline, or when full): True, the assignment is drawn
-    # at once; False, bidding opens until the deadline (PROCESS resolves).
-    RESOLVES_AT_START: bool = True
     # A forming game starts at its deadline as START would.
     STARTS_AT_DEADLINE: bool = True
     # A forming game starts by itself when its last player signs on (SET
@@ -131,9 +206,6 @@ class Method:
     TUNABLE: bool = False
     # Parameters that SET VARIANT keeps, being no matter of the powers.
     KEPT_BY_VARIANT: tuple[str, ...] = ()
-    # A running game's master hears once a day whom it waits for
-    # (the scheduler's notice, for a method that runs a protocol by mail).
-    DAILY_NOTICE: bool = False
     # Added to START's refusal once the game runs (how to start again).
     RESTART_HINT: str = ""
 
@@ -153,35 +225,25 @@ class Method:
     # The module of its own tables, on the store's metadata
     # (judge.store.models.Base); their migrations are the store's.
     MODELS: str | None = None
-    # A protocol it runs by mail with other judges (blind-random's third
-    # party), or None: the module of what the shell asks of it,
-    # `judge_to_judge(node)` (a parsed line one judge sends another: run
-    # even in an automatic mail, and never answered), `runs(session)` (its
-    # runs for games of other judges, as rows of `judge games`: game, role,
-    # gm, started, state), `run_line(row)` (one in words), and
-    # `run_events(session, game)` (`judge log` of such a game by its name:
-    # the events, or None if this judge has no run of it).
-    PROTOCOL: str | None = None
 
-    # What the players send, as the shell asks it of the method: BIDDING,
-    # the module of a `Bidding` (bid lines gathered from a mail and taken as
-    # one list when its commands end: the Blind Auction); LISTS, the module
-    # of a `Lists` (lists stored by the method's own commands, which the
-    # master's LIST and digest show: the preference method).
-    BIDDING: str | None = None
-    LISTS: str | None = None
+    # -- optional capabilities, by kind (None: the method has none of it) --
+    # Powers drawn from what the players sent, at START or at the deadline
+    # (the Blind Auction, preference lists, random, blind-random); a method
+    # with its own state and commands (LiveMethod) has none.
+    ASSIGNMENT: AssignmentCapability | None = AssignmentCapability()
+    # A protocol run by mail with third parties (blind-random's other judges).
+    THIRD_PARTIES: ProtocolCapability | None = None
 
     def bidding(self) -> Bidding | None:
-        return importlib.import_module(self.BIDDING) if self.BIDDING else None  # type: ignore[return-value]
+        """The bid lines' capability, if players bid (the Blind Auction)."""
+        return self.ASSIGNMENT.bids() if self.ASSIGNMENT else None
 
     def lists(self) -> Lists | None:
-        return importlib.import_module(self.LISTS) if self.LISTS else None  # type: ignore[return-value]
-
-    def protocol(self) -> ModuleType | None:
-        return importlib.import_module(self.PROTOCOL) if self.PROTOCOL else None
+        """The stored lists' capability, if players send lists (preference)."""
+        return self.ASSIGNMENT.stored_lists() if self.ASSIGNMENT else None
 
     # -- the engine -------------------------------------------------------
-    def engine(self) -> Any:
+    def engine(self) -> ModuleType:
         return importlib.import_module(self.ENGINE)
 
     def default_params(self, U: int) -> Any:
@@ -238,27 +300,28 @@ class Method:
         return None
 
     def daily_notice(self, session: Session, config: Config, now: datetime, game: Game) -> str:
-        """The daily notice to the master of a running game (DAILY_NOTICE):
+        """The daily notice to the master of a running game (THIRD_PARTIES.daily_notice):
         the operator's log line."""
         raise NotImplementedError
 
-    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
+    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Player, dict]] | None:
         """The players the deadline waits for, each with what their reminder
         says about them; None: those without a valid submission."""
         return None
 
-    def standing_line(self, session: Session, game: Game, player: Any) -> str:
+    def standing_line(self, session: Session, game: Game, player: Player) -> str:
         """What SIGNON adds about the player's submission as it stands."""
         return ""
 
-    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
+    def roster_changed(self, ctx: MailContext, game: Game, old: Player | None = None,
+                       new: Player | None = None) -> str:
         """EJECT or REPLACE changed a game's players: what the master's reply
         adds (the method may queue work in ctx.after). `old`: the player row
         ejected or replaced (its status already changed); `new`: the
         replacement's row (None for EJECT)."""
         return ""
 
-    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
+    def list_view(self, ctx: MailContext, game: Game, master: bool) -> dict | None:
         """What LIST adds of the method's own state: {"board": text}, or a
         blinding protocol's step (list_game.txt.j2's `board` and `blind`)."""
         return None
@@ -318,10 +381,12 @@ class LiveMethod(Method):
     assignment's START, deadline, LIST...). A package declares only what
     differs here."""
 
-    # Module path of the pure hooks above.
+    # The live capability: the module path of the pure hooks above. A live
+    # game draws no assignment.
     LIVE: str = ""
+    ASSIGNMENT = None
 
-    def live(self) -> Any:
+    def live(self) -> ModuleType:
         return importlib.import_module(self.LIVE)
 
     def hook(self, name: str) -> Any:

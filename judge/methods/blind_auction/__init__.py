@@ -8,7 +8,7 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import AssignmentCapability, Method
 
 _JUST_BEFORE = timedelta(seconds=1)  # a reminder is for bids taken until the deadline
 
@@ -19,14 +19,14 @@ class BlindAuction(Method):
     ENGINE = "judge.methods.blind_auction.engine"
     SUBMITS = "bids"
     REPLACEMENT_ASKED = ", and asked to bid"
-    RESOLVES_AT_START = False
     STARTS_AT_DEADLINE = False  # its deadline closes the bidding; a forming auction waits for START
     REMINDED_STATE = "bidding"
     REMINDER = "blind-auction/reminder.txt.j2"
     TUNABLE = True
     RESULTS = "results/blind-auction"
     REPLAY = "judge.methods.blind_auction.replay"
-    BIDDING = "judge.methods.blind_auction.bids"
+    # Bidding until the deadline; the bid lines are bids.py's.
+    ASSIGNMENT = AssignmentCapability(resolves_at_start=False, bidding="judge.methods.blind_auction.bids")
 
     def params_from(self, raw: Mapping[str, Any] | None, U: int) -> Any:
         """T, M, D as numbers ("T/U" for D is worked out here, so that it follows T)."""

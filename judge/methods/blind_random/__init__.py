@@ -21,7 +21,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import Method, ProtocolCapability
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -44,11 +44,12 @@ class BlindRandom(Method):
     CLI = MappingProxyType({"blind": "judge.methods.blind_random.cli:blind",
                             "thirdparty": "judge.methods.blind_random.cli:thirdparty"})
     MODELS = "judge.methods.blind_random.models"
-    PROTOCOL = "judge.methods.blind_random.other_judges"
     KEPT_BY_VARIANT = ("third_party",)  # the third party does not depend on the powers
     REMINDED_STATE = "bidding"
     REMINDER = "blind_random/reminder.txt.j2"
-    DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
+    # The third party's protocol with other judges; its master hears once a
+    # day whom the protocol waits for.
+    THIRD_PARTIES = ProtocolCapability("judge.methods.blind_random.other_judges", daily_notice=True)
     BLIND = True  # the web shows no power beside a player, nor the record
     RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"
 

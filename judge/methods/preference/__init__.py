@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import AssignmentCapability, Method
 
 
 class Preference(Method):
@@ -25,7 +25,7 @@ class Preference(Method):
     TUNABLE = True
     RESULTS = "results/preference"
     REPLAY = "judge.methods.preference.replay"
-    LISTS = "judge.methods.preference.lists"
+    ASSIGNMENT = AssignmentCapability(lists="judge.methods.preference.lists")
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         p = params
