@@ -134,7 +134,16 @@ class Uses:
 
 
 def test_a_method_with_its_own_commands_and_timer_runs_through_the_shell(harness, monkeypatch):
-    monkeypatch.setitem(registry.PACKAGES, "countdown", "tests.toy_method")
+    """docs/architecture.md's "How to add a method", done once: the toy is
+    one folder (tests/toy_method/) and one registry line, and a game of it
+    runs by mail."""
+    from tests import toy_method
+
+    folder = Path(toy_method.__file__).parent
+    assert {p.name for p in folder.glob("*.py")} == {"__init__.py", "engine.py", "live.py"}
+    for module in (toy_method.METHOD.ENGINE, toy_method.METHOD.LIVE):
+        assert Path(importlib.import_module(module).__file__).parent == folder
+    monkeypatch.setitem(registry.PACKAGES, "countdown", "tests.toy_method")  # the one registry line
     h = harness
     h.mail("gm@example.test", "CREATE ?t gmpw cd\nWAIT 5\nWAIT soon")
     reply = " ".join(h.body(h.last_to("gm@example.test")).split())
