@@ -5,9 +5,9 @@ the configuration; the core's configuration knows none of them."""
 from __future__ import annotations
 
 import ast
-import importlib
 import email
 import email.policy
+import importlib
 import re
 import subprocess
 import sys
