@@ -168,7 +168,7 @@ class Method:
     # imports them, so their @handles register (the words are in
     # grammars/commands.lark, or the method's own grammar under grammars/).
     COMMANDS: tuple[str, ...] = ()
-    # What the players send: "bids" (bid lines, checked by judge.submission;
+    # What the players send: "bids" (bid lines, taken by ASSIGNMENT.bidding;
     # a player who sent none is missing), "list" (SET PREFERENCE; none means
     # "don't care"), or None (nothing to send).
     SUBMITS: str | None = None
