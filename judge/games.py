@@ -198,7 +198,10 @@ def standings(session: Session, game: Game) -> list[Standing]:
         latest[sub.player_id] = sub
         if sub.valid:
             counting[sub.player_id] = sub
-    return [Standing(p, latest.get(p.id), counting.get(p.id), method_of(game).bidding() is not None) for p in active_players(game)]
+    # (The declaration only: the bids' module is not imported for a standing.)
+    assignment = method_of(game).ASSIGNMENT
+    bids = assignment is not None and assignment.bidding is not None
+    return [Standing(p, latest.get(p.id), counting.get(p.id), bids) for p in active_players(game)]
 
 
 def counting_submission(session: Session, game: Game, player: Player) -> Submission | None:
