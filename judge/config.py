@@ -264,7 +264,7 @@ def check_methods(config: Config) -> None:
         # Checked on the standard board's 7 powers: the method's own check
         # runs again on each game's powers when it is created.
         try:
-            method.params_from({**method.default_params(7).as_dict(), **table}, 7)
+            method.params_from({**method.engine().default_params(7).as_dict(), **table}, 7)
         except ValueError as err:
             raise ConfigError(f"[methods.{name}]: {err}") from err
 

@@ -127,7 +127,7 @@ def raw_params(game: Game) -> dict[str, Any]:
 def new_params(config: Any, method: Any, U: int) -> dict[str, Any]:
     """A new game's settings for `method` on U powers: the method's
     defaults, then the operator's [methods.NAME] table (judge.config)."""
-    return {**method.default_params(U).as_dict(), **config.method_defaults.get(method.NAME, {})}
+    return {**method.engine().default_params(U).as_dict(), **config.method_defaults.get(method.NAME, {})}
 
 
 def judge_params(game: Game) -> dict[str, Any]:
@@ -144,7 +144,7 @@ def game_params(game: Game) -> Any:
 
 def param_warnings(game: Game) -> list[str]:
     """Warnings for the master; ParamError (the method's) if unusable."""
-    return method_of(game).check_params(len(game.powers), game_params(game))
+    return method_of(game).engine().check_params(len(game.powers), game_params(game))
 
 
 def describe_params(game: Game) -> str:
@@ -295,7 +295,8 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
         result = precompute.computed(precompute.digest("resolution", data, seed),
                                      lambda: run_resolution(data, seed))
     except ValueError as err:
-        refused = method_of(game).refused(err)
+        assignment = method_of(game).ASSIGNMENT
+        refused = assignment.refused(err) if assignment is not None else None
         if refused is None:
             raise
         refusal = AssignmentRefused(*refused)

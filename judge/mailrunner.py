@@ -22,6 +22,7 @@ from judge.mail import quoting
 from judge.mail.inbound import InboundMail, parse_message
 from judge.mail.quoting import text_lines
 from judge.methods import method_of
+from judge.methods.interface import bids_of, lists_of
 from judge.methods.registry import protocols
 from judge.outbox import queue_mail
 from judge.store.models import InboundMessage, OutboxMessage, Player
@@ -454,7 +455,7 @@ def _finish_submission(ctx: Context, block: Block) -> None:
         game = ctx.require_game()
         if driver.stopped(game) is not None:
             raise CommandRejected(driver.stopped(game))
-        bidding = method_of(game).bidding()
+        bidding = bids_of(method_of(game))
         if bidding is None:
             how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")
@@ -468,13 +469,13 @@ def _finish_submission(ctx: Context, block: Block) -> None:
 
 
 def _pasted_list_line(ctx: Context, line: str) -> bool:
-    lists = method_of(ctx.game).lists()
+    lists = lists_of(method_of(ctx.game))
     return lists is not None and lists.pasted_line(ctx, line)
 
 
 def _finish_pasted_list(ctx: Context, block: Block) -> None:
     """The lines of a list pasted after FOR, as one SET PREFERENCE in the player's name."""
-    lists = method_of(ctx.require_game()).lists()
+    lists = lists_of(method_of(ctx.require_game()))
     block.status, block.message = lists.enter_pasted(ctx, block.lines)
     block.own = block.status == "done"
     _record(ctx, block.lines[0][0], "\n".join(line for _, line in block.lines), block.status, block.message)

@@ -47,10 +47,11 @@ def create(ctx: Context, node: nodes.Create) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id, old=None,
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
-    if method.STARTS_WHEN_FULL:
+    assignment = method.ASSIGNMENT
+    if assignment is not None and assignment.starts_when_full:
         start = (" It starts by itself when the last player has signed on (SET MANUAL START to start it "
                  "yourself with START)")
-    elif method.STARTS_AT_DEADLINE:
+    elif assignment is not None and assignment.starts_at_deadline:
         start = (" It does not start by itself when the last player is in: you send START (or it starts at its "
                  "deadline, if you set one with SET DEADLINE)")
     elif method.SUBMITS == "bids":

@@ -9,6 +9,7 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.games import (JUDGE_PARAMS, describe_params, find_game, param_warnings, power_list, seats,
                          standings)
 from judge.methods import get_method, method_of
+from judge.methods.interface import bids_of, lists_of
 from judge.reminders import describe, game_hours
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -48,7 +49,7 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     reminders = describe(game_hours(game.params, ctx.config.reminder_hours))
     rows = standings(ctx.session, game)
     late = set()
-    bidding = method_of(game).bidding()
+    bidding = bids_of(method_of(game))
     if bidding is not None and game.state == "waiting":
         late = {s.player.id for s in rows if bidding.late(ctx.session, game, s.player)}
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
@@ -69,7 +70,7 @@ def _seats(row) -> int:
 def _lists(game: Game, rows) -> dict[int, str]:
     """The preference list of each player, as the master reads it in LIST
     (kept read at SET PREFERENCE: Submission.bids)."""
-    lists = method_of(game).lists()
+    lists = lists_of(method_of(game))
     if lists is None:
         return {}
     out = {}

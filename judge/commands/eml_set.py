@@ -8,6 +8,7 @@ from judge.deadlines import DeadlineError, format_time, parse_deadline
 from judge.games import (active_players, describe_params, judge_params, new_params, notify, observers, param_warnings,
                          raw_params, set_state)
 from judge.methods import UnknownMethod, get_method, method_of
+from judge.methods.interface import bids_of
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
 from judge.wording import plural, were
@@ -45,7 +46,7 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
     before, game.deadline = game.deadline, when
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  deadline=when.isoformat())
-    bidding = method_of(game).bidding()
+    bidding = bids_of(method_of(game))
     reopens = game.state == "waiting" and bidding is not None
     if reopens and game.bids_closed_at is None:
         # The auction's first deadline closed the bids in: they stand, and
@@ -78,7 +79,7 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
 @handles(nodes.SetParam)
 def set_param(ctx: Context, node: nodes.SetParam) -> str:
     game = ctx.require_master()
-    if method_of(game).bidding() is None:
+    if bids_of(method_of(game)) is None:
         # Whatever its state: a game of another method has no T, M or D.
         raise CommandRejected(f"?{game.name} uses {game.method}, which has no T, M or D")
     game = ctx.require_master_in(("forming",), "T, M and D can only change before the auction starts")
@@ -109,11 +110,12 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
     game.powers = powers.as_json()
     method = get_method(game.method)
     params = new_params(ctx.config, method, len(powers))
-    for key in method.KEPT_BY_VARIANT:  # settings that do not depend on the powers
+    assignment = method.ASSIGNMENT
+    for key in assignment.kept_by_variant if assignment is not None else ():  # settings that do not depend on the powers
         if key in params and game.params.get(key):
             params[key] = game.params[key]
     game.params = {**params, **judge_params(game)}
-    reset = "back to the defaults: " if method_of(game).TUNABLE else ""
+    reset = "back to the defaults: " if assignment is not None and assignment.tunable else ""
     return f"variant of ?{game.name} is now {node.name}: {powers.describe()}; {reset}{describe_params(game)}"
 
 

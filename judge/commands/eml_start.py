@@ -31,6 +31,7 @@ from judge.games import (
     tell_observers,
 )
 from judge.methods import method_of
+from judge.methods.interface import bids_of, restart_hint
 from judge.store.models import Game
 from judge.syntax import nodes
 
@@ -59,7 +60,7 @@ def _drawn(session: Session, config: Config, now: datetime, game: Game, command:
 def start(ctx: Context, node: nodes.Start) -> str:
     game = ctx.require_master()
     if game.state != "forming":
-        again = method_of(game).RESTART_HINT if game.state in ("bidding", "waiting") else ""
+        again = restart_hint(method_of(game)) if game.state in ("bidding", "waiting") else ""
         raise CommandRejected(f"the game has started already (?{game.name} is {game.state}).{again}")
     return begin(ctx.session, ctx.config, ctx.now, game, job="start")
 
@@ -120,7 +121,7 @@ def process(ctx: Context, node: nodes.Process) -> str:
         raise CommandRejected(refusal)
     missing = missing_players(ctx.session, game)
     if missing:
-        bidding = method_of(game).bidding()
+        bidding = bids_of(method_of(game))
         late = [p for p in missing if bidding is not None and bidding.late(ctx.session, game, p)]
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)
         wait = ""

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judge.methods.interface import LiveMethod
+from judge.methods.interface import LiveCapability, LiveMethod
 
 NAME = "countdown"
 
@@ -18,8 +18,7 @@ class Countdown(LiveMethod):
     NAME = NAME
     ALIASES = ("cd",)
     ENGINE = "tests.toy_method.engine"
-    LIVE = "tests.toy_method.live"  # its pure hooks: claims, command and tick
-    STARTS_AT_DEADLINE = False
+    LIVE_GAME = LiveCapability("tests.toy_method.live")  # its pure hooks: claims, command and tick
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return "a countdown"
