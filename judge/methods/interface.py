@@ -213,6 +213,17 @@ class LiveCapability:
       `not_in_yet(game)` (the reminders: [(player id, context)], or None),
       `describe(raw_params)` (the settings in a line).
 
+    `public_board(game, names)` gives the game's own state as its public
+    web page shows it, live: {"text": fixed-width text, "png": a function
+    that draws its picture (PNG bytes; called once per change of the text)
+    or None}, with players named by `names` (address -> public name, never
+    an address); None: nothing of its own. Optional keys: "svg" instead of
+    "png", a function that draws the picture as SVG (served as
+    image/svg+xml, shown by an <img>, so no script in it runs); "sections",
+    a list of {"id", "title", "text"}: further fixed-width texts shown each
+    under its title (the page changes when any of them does). Everything
+    is text: the web escapes it.
+
     A hook the module does not define is the shell's default (a plain
     assignment's START, deadline, LIST...). A live game draws no
     assignment, and never starts at its deadline: the master's START."""

@@ -1,4 +1,4 @@
-"""The countdown's pure hooks (judge.methods.interface.LiveMethod): WAIT
+"""The countdown's pure hooks (judge.methods.interface.LiveCapability): WAIT
 hours sets its timer, the tick records that it fired."""
 
 from __future__ import annotations
