@@ -20,6 +20,7 @@ from judge import games
 from judge.games import active_players, find_game
 from judge.templating import natural_key
 from judge.methods import UnknownMethod, method_of
+from judge.methods.interface import plays_variant
 from judge.names import clean_name
 from judge.store.models import Game, Player, Resolution, Submission
 
@@ -67,7 +68,7 @@ def seats(game: Game) -> int:
 def _plays_variant(game: Game) -> bool:
     """LUI and PT3 give out seats of their own: no variant is shown for them."""
     method = _method(game)
-    return method is None or method.PLAYS_VARIANT
+    return method is None or plays_variant(method)
 
 
 def games_list(session: Session) -> list[dict[str, Any]]:
@@ -149,9 +150,18 @@ def rename_in_game(value: Any, names: dict[str, str]) -> Any:
 
 
 def _in_game(game: Game, method: Any) -> dict[str, str]:
-    """name in the game -> address (Method.names_in_game), {} if none."""
+    """name in the game's record -> address, for a live game whose record
+    names players by names of its own (LUI: the part of the address before
+    the @; its live module's `names_in_game(game)`); {} when the record
+    names them by address, or the method cannot read its state."""
+    live = getattr(method, "LIVE_GAME", None)
+    hook = live.hook("names_in_game") if live is not None else None
+    if hook is None or not game.method_state:
+        return {}
+    from judge.driver.view import game_view
+
     try:
-        return dict(method.names_in_game(game)) if method is not None else {}
+        return dict(hook(game_view(game)))
     except Exception:  # noqa: BLE001 - a state the method cannot read: the record as it is
         return {}
 

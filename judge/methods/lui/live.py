@@ -65,6 +65,9 @@ _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS
 # What FOR player does not enter, and how the refusal names it.
 _NOT_FOR = {Buy: "BUY", ChooseEc: "EC", SetBoardMail: "SET BOARD MAIL"}
 
+# Its players take seats of their own, not a variant's powers (interface.plays_variant).
+PLAYS_VARIANT = False
+
 words, _w = template_words("lui/words.j2")  # every reply and notice line
 
 log = logging.getLogger(__name__)

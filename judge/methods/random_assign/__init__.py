@@ -17,11 +17,5 @@ class RandomAssign(Method):
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return "every power drawn at random"
 
-    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
-        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
-        from judge.notices import send_digest
-
-        return send_digest(session, config, now, game)
-
 
 METHOD = RandomAssign()
