@@ -211,7 +211,11 @@ class LiveCapability:
     - views, read only: `list_view(game)` (LIST), `public_board(game,
       names)` (the web page), `standing_line(game, player)` (SIGNON),
       `not_in_yet(game)` (the reminders: [(player id, context)], or None),
-      `describe(raw_params)` (the settings in a line).
+      `describe(raw_params)` (the settings in a line), `names_in_game(game)`
+      (name in the record -> address, for a record that names players by
+      names of its own: the web shows public names);
+    - `PLAYS_VARIANT = False`: its players take seats of its own (LUI's
+      board, PT3's X and O), not the variant's powers (plays_variant).
 
     `public_board(game, names)` gives the game's own state as its public
     web page shows it, live: {"text": fixed-width text, "png": a function
