@@ -3,13 +3,13 @@ mail, done as a job of its own under the game's lock (judge.scheduler), not
 in the mail's transaction, so that a heavy draw holds up no other mail
 
 Revision ID: 0017
-Revises: 0016
+Revises: 0015
 """
 from alembic import op
 import sqlalchemy as sa
 
 revision = '0017'
-down_revision = '0016'
+down_revision = '0015'
 branch_labels = None
 depends_on = None
 
