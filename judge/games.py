@@ -381,10 +381,15 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
                docs_url=config.docs_url,
                bbcode=render(f"{folder}/forum.bbcode.j2", game=game, result=result, names=names,
                              powers=power_list(game)))
+    # What every mail of the game says is rendered once (results.txt.j2),
+    # not once per recipient: at a deadline of many games it was most of the
+    # time of the pass (issue 29).
+    results = {master: render(f"{folder}/results.txt.j2", master=master, **ctx) for master in (False, True)}
     for p in active_players(game):
-        subject, body = render_mail(f"{folder}/player.txt.j2", player=p, **ctx)
+        subject, body = render_mail(f"{folder}/player.txt.j2", player=p, results=results[False], **ctx)
         queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",
                    game_id=game.id, attachments=attachment)
+    ctx["results"] = results[True]
     subject, body = render_mail(f"{folder}/master.txt.j2", **ctx)
     queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
                game_id=game.id, attachments=attachment)

@@ -71,6 +71,13 @@ def by_name(keys: Any, names: Any = None) -> list:
     return sorted(keys, key=lambda k: natural_key(str(names.get(k, k) if names else k)))
 
 
+def label(key: Any, names: Any = None) -> str:
+    """How the results name a player: by `names` (address -> name) where
+    given, else by the key itself. A function, not a macro: the results call
+    it for every cell of a chart, and a macro's call costs ten times more."""
+    return str(names.get(key, key) if names else key)
+
+
 def build_environment(*, html: bool = False) -> Environment:
     """An environment over templates/ with the judge's filters: for texts
     (mails, posts: kept as written, trailing newline and all), or with
@@ -96,6 +103,7 @@ def build_environment(*, html: bool = False) -> Environment:
     env.filters["about"] = about
     env.filters["reply_subject"] = reply_subject
     env.filters["by_name"] = by_name
+    env.globals["label"] = label
     return env
 
 

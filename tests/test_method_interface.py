@@ -16,7 +16,7 @@ import pytest
 from judge.games import find_game
 from judge.methods import METHODS, get_method
 from judge.methods import registry
-from judge.methods.interface import Method
+from judge.methods.interface import LiveMethod, Method
 from judge.resources import data_dir
 
 JUDGE = Path(__file__).resolve().parent.parent / "judge"
@@ -36,6 +36,9 @@ def test_each_method_is_a_package_with_its_parts(name):
     if method.RESULTS is not None:
         for template in ("player.txt.j2", "master.txt.j2", "forum.bbcode.j2", "offline.txt.j2"):
             assert (data_dir("templates") / method.RESULTS / template).is_file()
+        if not isinstance(method, LiveMethod):
+            # judge.games.resolve_game renders it once for all of a game's mails.
+            assert (data_dir("templates") / method.RESULTS / "results.txt.j2").is_file()
     for module in method.COMMANDS:
         importlib.import_module(module)
     assert (data_dir("templates") / "help" / f"{name}.txt.j2").is_file()

@@ -106,7 +106,9 @@ class Method:
 
     # -- results ----------------------------------------------------------
     # templates/<RESULTS>/{player,master}.txt.j2, forum.bbcode.j2,
-    # offline.txt.j2; None: the method mails its own results.
+    # offline.txt.j2, and results.txt.j2 (what all the mails of a game say,
+    # rendered once and given to the other two as `results`; `master`: the
+    # master's and observers' version); None: the method mails its own results.
     RESULTS: str | None = None
     # Module with resolve(powers, raw_params, submissions, stream) -> record:
     # the offline replay of `judge resolve` (and of the daemon, which builds
