@@ -46,12 +46,13 @@ def _use_grammar_cache(config) -> None:
 
 
 def _use_kernel_cache(data_dir: Path | None, daemon: bool = False) -> None:
-    """The solver's compiled kernels only from the judge's own cache in the
-    data directory, never compiled on a command's way
-    (judge/methods/preference/solver/compiled.py)."""
-    from judge.methods.preference.solver import compiled
+    """The methods' compiled code (the preference solver's kernels) only
+    from the judge's own cache in the data directory, never compiled on a
+    command's way (judge.methods.registry.CACHES)."""
+    from judge.methods.registry import caches
 
-    compiled.use(data_dir, daemon=daemon)
+    for cache in caches():
+        cache.use(data_dir, daemon=daemon)
 
 
 class LazyGroup(click.Group):
@@ -119,7 +120,7 @@ class LazyGroup(click.Group):
     "moderator": "judge.cli_moderate:moderator",
     "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
     "lui": "judge.cli_lui:lui",  # A Lowest Unique Integer game's log (docs/lui.md).
-    "compile": "judge.cli_compile:compile_kernels",  # The solver's kernels, once after installing.
+    "compile": "judge.cli_compile:compile_kernels",  # Methods' compiled code (the solver's), once after installing.
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })
 # readable=False: a file this user may not read is the loader's to report
@@ -133,11 +134,13 @@ class LazyGroup(click.Group):
 def main(ctx: click.Context, config_path: Path | None, data_dir: Path | None, verbose: bool) -> None:
     """A play-by-email judge: power assignment and bidding games."""
     ctx.obj = {"config": config_path, "data_dir": data_dir}
-    # The solver's kernels from the data directory's cache for the command's
-    # time (a command that reads the configuration sets its data directory's).
-    from judge.methods.preference.solver import compiled
+    # The methods' compiled code (the solver's kernels) from the data
+    # directory's cache for the command's time (a command that reads the
+    # configuration sets its data directory's).
+    from judge.methods.registry import caches
 
-    ctx.with_resource(compiled.used(data_dir))
+    for cache in caches():
+        ctx.with_resource(cache.used(data_dir))
     logging.basicConfig(level=logging.DEBUG if verbose else logging.INFO,
                         format="%(asctime)s %(levelname)s %(name)s: %(message)s")
     # Schema upgrades run at every start; their chatter is only for -v.
@@ -181,9 +184,14 @@ def serve(ctx: click.Context, once: bool, with_web: bool, host: str | None, port
             click.echo(json.dumps(judge.run_once(), default=str))
             _without_last_collection(judge)
             return
-        from judge.methods.preference.solver import kernel_build
+        judge.check_store()  # before anything else starts: a locked store is exit 75, said in one line
+        from contextlib import ExitStack
 
-        with kernel_build.building_in_background():
+        from judge.methods.registry import caches
+
+        with ExitStack() as building:  # a missing cache built beside the loop
+            for cache in caches():
+                building.enter_context(cache.building_in_background())
             judge.run_forever()  # its loop logs and survives faults; those at its start come here
         _without_last_collection(judge)
     except ConfigError as err:  # found at start: a folder the IMAP server refuses, the web's key...

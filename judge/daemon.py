@@ -33,7 +33,7 @@ from judge.mailrunner import NEW_MAILS, InboundRow, process_inbound
 from judge.outbox import queue_mail
 from judge.sources.base import RawMail, Source
 from judge.games import LOCK_GAMES
-from judge.store.lock import is_transient, retrying
+from judge.store.lock import is_transient, retrying, write_lock
 from judge.store.models import Game, InboundMessage, OutboxMessage
 from judge.syntax import mask_secret
 from judge.templating import render_mail
@@ -323,7 +323,17 @@ class Judge:
         self._scrubbed_at = now
         return retention.scrub_due(self.sessions, self.config, now)
 
+    def check_store(self) -> None:
+        """The store takes a write now, or this raises: a database locked
+        past its busy timeout, or away, stops `judge serve` at its start
+        (exit 75, and its service manager tries again), where later in the
+        loop the same fault is only waited out (judge.store.lock.retrying)."""
+        with self.sessions.begin() as s:
+            write_lock(s)
+            s.execute(select(Game.id).limit(1))
+
     def run_forever(self) -> None:
+        self.check_store()
         outbox.requeue_interrupted(self.sessions, self.clock.now(), self.config.data_dir)
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))

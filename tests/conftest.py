@@ -21,6 +21,11 @@ settings.register_profile("ci", derandomize=True)
 settings.register_profile("deep", max_examples=5000)
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
 
+# The many short `judge serve` processes of the suite build no solver
+# kernels in the background (a minute of CPU each, stopped when they stop);
+# tests/test_compiled_kernels.py turns it back on where the build is tested.
+os.environ.setdefault("JUDGE_KERNEL_BUILD", "off")
+
 PG_ADMIN_URL = os.environ.get("JUDGE_TEST_PG", "postgresql+psycopg://postgres@127.0.0.1:5432/test")
 
 

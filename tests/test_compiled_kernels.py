@@ -189,7 +189,7 @@ def test_serve_builds_the_cache_in_the_background_and_stops_it_with_itself(tmp_p
     config = tmp_path / "judge.toml"
     config.write_text(f'[judge]\naddress = "judge@example.test"\ndatabase = "sqlite:///{tmp_path / "j.sqlite3"}"\n'
                       f'data_dir = "{tmp_path / "data"}"\npassword_cost = 4\n')
-    env = {k: v for k, v in os.environ.items() if k != "NUMBA_CACHE_DIR"}
+    env = {k: v for k, v in os.environ.items() if k not in ("NUMBA_CACHE_DIR", "JUDGE_KERNEL_BUILD")}
     env.update(JUDGE_CONFIG=str(config), PYTHONUNBUFFERED="1")
     log = tmp_path / "serve.log"
     with log.open("wb") as out:

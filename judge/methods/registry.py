@@ -31,6 +31,16 @@ TABLES = {
 }
 
 
+# A method with compiled code kept in the data directory's cache: name -> the
+# module that keeps it (`used(data_dir, daemon=)` for a command's time,
+# `use(data_dir, daemon=)`, `building_in_background()` around the daemon's
+# loop, `compile_now()` for `judge compile`). Every `judge` command reads
+# these at its start, so each module is light.
+CACHES = {
+    "preference": "judge.methods.preference.compiled_cache",
+}
+
+
 class _Methods(Mapping[str, Method]):
     """Method name -> its Method, the package imported when first looked up."""
 
@@ -94,6 +104,11 @@ def method_of(game) -> Method:  # noqa: ANN001 (a store Game: not imported here)
 def cli_commands() -> dict[str, str]:
     """Every method's `judge` subcommands (its CLI): name -> "module:attribute"."""
     return {name: target for m in METHODS for name, target in METHODS[m].CLI.items()}
+
+
+def caches() -> list[ModuleType]:
+    """The CACHES modules of the methods with compiled code of their own."""
+    return [importlib.import_module(path) for path in CACHES.values()]
 
 
 def protocols() -> list[ModuleType]:

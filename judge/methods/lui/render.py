@@ -354,22 +354,18 @@ def _font(size: int):
     return ImageFont.load_default(size=size)
 
 
-@cache
-def _ascii_latin():
-    # Pillow's own font (Aileron) draws ASCII and little else: a name in
-    # another script is drawn in ICU's Latin transliteration ("Иван" ->
-    # "Ivan", "中村" -> "zhong cun"), what is left over as "?". The colour
-    # ties it to the text mail's exact name.
-    import icu
-
-    return icu.Transliterator.createInstance("Any-Latin; Latin-ASCII")
-
-
 def drawable(text: str) -> str:
     """`text` in the characters Pillow's built-in font has."""
+    # Pillow's own font (Aileron) draws ASCII and little else: a name in
+    # another script is drawn in its Latin transliteration ("Иван" -> "Ivan",
+    # "中村" -> "ZhongCun", by anyascii: pure Python tables, one lookup a
+    # character, so linear and with no ICU to install), what is left over as
+    # "?". The colour ties it to the text mail's exact name.
     text = one_line(text)
     if not text.isascii():
-        text = _ascii_latin().transliterate(text)
+        from anyascii import anyascii
+
+        text = anyascii(text)
         text = "".join(ch if ch.isascii() and ch.isprintable() else "?" for ch in text)
     return text
 

@@ -73,7 +73,9 @@ def start_build():
     import subprocess
 
     folder = compiled.cache_dir()
-    if folder is None or compiled.allowed():
+    if folder is None or compiled.allowed() or os.environ.get("JUDGE_KERNEL_BUILD", "").lower() in ("0", "off", "no"):
+        # JUDGE_KERNEL_BUILD=off: no build at start (an operator who runs
+        # `judge compile` at install; the test suite's many short daemons).
         return None
     return subprocess.Popen([sys.executable, "-m", "judge.methods.preference.solver.kernel_build", str(folder)],
                             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
