@@ -188,14 +188,19 @@ class Standing:
         return "No Preference"
 
 
+# Each player's newest submission and newest valid one, in one query with
+# two small subqueries (this runs for every bid mail, and for each game at a
+# deadline; a game may hold many resubmissions). Built once: SQLAlchemy then
+# skips compiling it again.
+_NEWEST = (select(func.max(Submission.id)).where(Submission.game_id == bindparam("game_id"))
+           .group_by(Submission.player_id))
+_NEWEST_VALID = (select(func.max(Submission.id)).where(Submission.game_id == bindparam("game_id"), Submission.valid)
+                 .group_by(Submission.player_id))
+_STANDING = select(Submission).where(Submission.id.in_(_NEWEST) | Submission.id.in_(_NEWEST_VALID))
+
+
 def standings(session: Session, game: Game) -> list[Standing]:
-    # Each player's newest submission and newest valid one, in two small
-    # queries (this runs for every bid mail; a game may hold many resubmissions).
-    newest = select(func.max(Submission.id)).where(Submission.game_id == game.id).group_by(Submission.player_id)
-    newest_valid = (select(func.max(Submission.id)).where(Submission.game_id == game.id, Submission.valid)
-                    .group_by(Submission.player_id))
-    rows = {s.id: s for s in session.scalars(
-        select(Submission).where(Submission.id.in_(newest) | Submission.id.in_(newest_valid)))}
+    rows = {s.id: s for s in session.scalars(_STANDING, {"game_id": game.id})}
     latest: dict[int, Submission] = {}
     counting: dict[int, Submission] = {}
     for sub_id in sorted(rows):
@@ -231,18 +236,20 @@ def _to_the_second(when: datetime) -> str:
     return when.astimezone(timezone.utc).strftime("%a %d %b %Y %H:%M:%S UTC")
 
 
-def missing_players(session: Session, game: Game) -> list[Player]:
-    return [s.player for s in standings(session, game) if s.missing]
+def missing_players(session: Session, game: Game, standing: list[Standing] | None = None) -> list[Player]:
+    """`standing`: standings(session, game), when the caller has it already."""
+    return [s.player for s in (standing or standings(session, game)) if s.missing]
 
 
-def resolver_input(session: Session, game: Game) -> dict[str, Any]:
+def resolver_input(session: Session, game: Game, standing: list[Standing] | None = None) -> dict[str, Any]:
     """The game as a `judge resolve` file: replaying it with the recorded
-    seed gives the same result (a moderator's check)."""
+    seed gives the same result (a moderator's check). `standing`:
+    standings(session, game), when the caller has it already."""
     return {
         "method": game.method,
         "powers": list(game.powers),
         "params": game_params(game).as_dict(),
-        "submissions": {s.player.address: s.as_text() for s in standings(session, game)},
+        "submissions": {s.player.address: s.as_text() for s in (standing or standings(session, game))},
     }
 
 
@@ -281,11 +288,12 @@ class Drawn:
     result: dict[str, Any]
 
 
-def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> Drawn:
+def draw_resolution(session: Session, game: Game, seed: bytes | None = None,
+                    standing: list[Standing] | None = None) -> Drawn:
     """Compute the game's resolution without writing anything: a refusal
     (AssignmentRefused) leaves the store and the game untouched."""
     get_method(game.method)  # a game with an unknown method must not get here
-    data = resolver_input(session, game)
+    data = resolver_input(session, game, standing)
     reveal = None
     if seed is None and game.secret_seed:
         seed, entropy = committed_seed(session, game)
@@ -310,7 +318,7 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
     return Drawn(data, seed, reveal, result)
 
 
-def precompute_resolution(session: Session, game: Game) -> None:
+def precompute_resolution(session: Session, game: Game, standing: list[Standing] | None = None) -> None:
     """The draw of a game with a committed seed, from its submissions as
     they are now (no lock), done here before the transaction that resolves
     it takes the game's lock (judge.driver.precompute); a refusal or an
@@ -318,7 +326,7 @@ def precompute_resolution(session: Session, game: Game) -> None:
     seed draws a fresh one then: nothing to do ahead."""
     if not game.secret_seed:
         return
-    data = resolver_input(session, game)
+    data = resolver_input(session, game, standing)
     seed = committed_seed(session, game)[0]
     session.rollback()  # no transaction, and no snapshot, is held while the draw runs
     try:
@@ -351,12 +359,14 @@ def tell_assignment_delayed(session: Session, config: Config, now: datetime, gam
 
 
 def resolve_game(session: Session, config: Config, game: Game, now: datetime,
-                 seed: bytes | None = None, drawn: Drawn | None = None) -> Resolution:
+                 seed: bytes | None = None, drawn: Drawn | None = None,
+                 standing: list[Standing] | None = None) -> Resolution:
     """Resolve the game now and queue the results to everybody at once.
     `drawn`: the resolution draw_resolution computed already (else it is
-    computed here; AssignmentRefused then comes before any write)."""
+    computed here; AssignmentRefused then comes before any write).
+    `standing`: standings(session, game), read under the game's lock."""
     if drawn is None:
-        drawn = draw_resolution(session, game, seed)
+        drawn = draw_resolution(session, game, seed, standing)
     data, seed, reveal, result = drawn.data, drawn.seed, drawn.reveal, drawn.result
     resolution = Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
                             result=result, reveal=reveal, created_at=now)

@@ -178,8 +178,10 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
                 driver.precompute_deadline(s, game, now)
             elif method.RESOLVES_AT_START and game.state == "forming" and method.STARTS_AT_DEADLINE:
                 precompute_resolution(s, game)
-            elif game.state == "bidding" and not method.RESOLVES_AT_START and not missing_players(s, game):
-                precompute_resolution(s, game)
+            elif game.state == "bidding" and not method.RESOLVES_AT_START:
+                standing = standings(s, game)
+                if not missing_players(s, game, standing):
+                    precompute_resolution(s, game, standing)
     except Exception:  # noqa: BLE001 - only a head start: the locked run does the work anyway
         log.debug("game %s: nothing worked out ahead", game_id, exc_info=True)
 
@@ -342,14 +344,15 @@ def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> 
     own = driver.at_deadline(s, config, now, game)
     if own is not None:
         return own
-    missing = missing_players(s, game)
+    standing = standings(s, game)
+    missing = missing_players(s, game, standing)
     if missing:
         set_state(s, game, "waiting", now)
         game.missing_notified_at = now
         notify(s, config, now, "gm/missing.txt.j2", [game.gm_address], game=game, missing=missing)
         return f"{game.name}: waiting for the master ({len(missing)} missing)"
     try:
-        resolve_game(s, config, game, now)
+        resolve_game(s, config, game, now, standing=standing)
     except AssignmentRefused as refusal:
         # Raised before resolve_game writes anything. A running game the
         # solver cannot draw: as at a forming game's deadline, but PROCESS
