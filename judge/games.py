@@ -23,7 +23,7 @@ from judge.resolution import run_resolution
 from judge.outbox import queue_mail
 from judge.store.lock import lock_game
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
-from judge.templating import render, render_mail
+from judge.templating import render, render_mail, uses
 from judge.variants import PowerList, make_power_list
 
 
@@ -394,7 +394,9 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     # What every mail of the game says is rendered once (results.txt.j2),
     # not once per recipient: at a deadline of many games it was most of the
     # time of the pass (issue 29).
-    results = {master: render(f"{folder}/results.txt.j2", master=master, **ctx) for master in (False, True)}
+    results = {False: render(f"{folder}/results.txt.j2", master=False, **ctx)}
+    results[True] = (render(f"{folder}/results.txt.j2", master=True, **ctx)
+                     if uses(f"{folder}/results.txt.j2", "master") else results[False])
     for p in active_players(game):
         subject, body = render_mail(f"{folder}/player.txt.j2", player=p, results=results[False], **ctx)
         queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",

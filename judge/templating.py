@@ -125,6 +125,18 @@ def render(name: str, **context: Any) -> str:
     return environment(docs_url.rstrip("/")).get_template(name).render(**context)
 
 
+@cache
+def uses(name: str, variable: str) -> bool:
+    """Whether templates/<name> itself reads `variable` (jinja2's own
+    reading of its source, once per process): a text that does not depend on
+    it need not be rendered once for each of its values."""
+    from jinja2 import meta
+
+    env = environment()
+    source = env.loader.get_source(env, name)[0]
+    return variable in meta.find_undeclared_variables(env.parse(source))
+
+
 def render_mail(name: str, **context: Any) -> tuple[str, str]:
     """Render a mail template whose first line is 'Subject: ...'."""
     text = render(name, **context)
