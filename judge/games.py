@@ -20,7 +20,7 @@ from judge.driver import precompute
 from judge.config import Config
 from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
-from judge.outbox import queue_mail
+from judge.outbox import queue_mail, queue_mails
 from judge.store.lock import lock_game
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail, uses
@@ -397,21 +397,23 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     results = {False: render(f"{folder}/results.txt.j2", master=False, **ctx)}
     results[True] = (render(f"{folder}/results.txt.j2", master=True, **ctx)
                      if uses(f"{folder}/results.txt.j2", "master") else results[False])
+    mails = []
+
+    def mail(to: str, subject: str, body: str) -> None:
+        mails.append(dict(to=[to], subject=subject, body=body, kind="result", game_id=game.id,
+                          attachments=attachment))
+
     for p in active_players(game):
-        subject, body = render_mail(f"{folder}/player.txt.j2", player=p, results=results[False], **ctx)
-        queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",
-                   game_id=game.id, attachments=attachment)
+        mail(p.address, *render_mail(f"{folder}/player.txt.j2", player=p, results=results[False], **ctx))
     ctx["results"] = results[True]
-    subject, body = render_mail(f"{folder}/master.txt.j2", **ctx)
-    queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
-               game_id=game.id, attachments=attachment)
+    mail(game.gm_address, *render_mail(f"{folder}/master.txt.j2", **ctx))
     # Observers get what all may read: the master's results, without the
     # master's forum post to paste (one mail each: observers' addresses are
     # not shared).
     subject, body = render_mail(f"{folder}/master.txt.j2", observer=True, **ctx)
     for o in observers(game):
-        queue_mail(session, config, now, to=[o.address], subject=subject, body=body, kind="result",
-                   game_id=game.id, attachments=attachment)
+        mail(o.address, subject, body)
+    queue_mails(session, config, now, mails)  # one INSERT for them all
     return resolution
 
 
