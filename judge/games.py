@@ -54,6 +54,10 @@ def find_game(session: Session, name: str) -> Game | None:
         game = lock_game(session, game.id)
     if game is not None:
         known[key] = game.id
+        # Held here: the session's identity map keeps objects only while
+        # something else does, and without this every mail of a batch
+        # loaded its game again (the query session.get saves).
+        session.info.setdefault("judge.games.held", {})[game.id] = game
     return game
 
 
@@ -211,12 +215,15 @@ def standings(session: Session, game: Game) -> list[Standing]:
     return [Standing(p, latest.get(p.id), counting.get(p.id), is_auction(game)) for p in active_players(game)]
 
 
+_COUNTING = (select(Submission).where(Submission.game_id == bindparam("game_id"),
+                                      Submission.player_id == bindparam("player_id"), Submission.valid)
+             .order_by(Submission.id.desc()).limit(1))
+
+
 def counting_submission(session: Session, game: Game, player: Player) -> Submission | None:
     """The player's list that stands now: the newest valid one (standings()
-    for one player, in one query)."""
-    return session.scalars(select(Submission).where(
-        Submission.game_id == game.id, Submission.player_id == player.id, Submission.valid)
-        .order_by(Submission.id.desc()).limit(1)).first()
+    for one player, in one query, built once)."""
+    return session.scalars(_COUNTING, {"game_id": game.id, "player_id": player.id}).first()
 
 
 def replay_refusal(standing: Submission | None, sent_at: datetime) -> str | None:
