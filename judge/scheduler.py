@@ -222,6 +222,8 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
             if game is None or game.state == STUCK:
                 return
             method = method_of(game)
+            if not isinstance(method, LiveMethod) and not method.DRAWS_AHEAD:
+                return  # drawn under the lock at once: cheap
             if game.job is not None:
                 if not isinstance(method, LiveMethod):
                     precompute_resolution(s, game)

@@ -84,6 +84,11 @@ class Method:
     RESOLVES_AT_START: bool = True
     # A forming game starts at its deadline as START would.
     STARTS_AT_DEADLINE: bool = True
+    # Its draw may be heavy (a preference draw at 100 powers): the scheduler
+    # works it out ahead, outside the game's lock (judge.driver.precompute).
+    # False: a draw of a few milliseconds, made under the lock at once,
+    # without reading the game twice (a deadline of many games).
+    DRAWS_AHEAD: bool = True
     # A forming game starts by itself when its last player signs on (SET
     # MANUAL START turns it off).
     STARTS_WHEN_FULL: bool = False

@@ -21,6 +21,7 @@ class BlindAuction(Method):
     REPLACEMENT_ASKED = ", and asked to bid"
     RESOLVES_AT_START = False
     STARTS_AT_DEADLINE = False  # its deadline closes the bidding; a forming auction waits for START
+    DRAWS_AHEAD = False  # a few draws among the bids: cheap at any size
     REMINDED_STATE = "bidding"
     REMINDER = "blind-auction/reminder.txt.j2"
     TUNABLE = True

@@ -13,6 +13,7 @@ class RandomAssign(Method):
     ENGINE = "judge.methods.random_assign.engine"
     RESULTS = "results/random"
     REPLAY = "judge.methods.random_assign.replay"
+    DRAWS_AHEAD = False  # one draw a player
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return "every power drawn at random"
