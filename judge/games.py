@@ -21,7 +21,7 @@ from judge.config import Config
 from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
 from judge.outbox import queue_mail, queue_mails
-from judge.store.lock import lock_game
+from judge.store.lock import write_lock
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
 from judge.templating import render, render_mail, uses
 from judge.variants import PowerList, make_power_list
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 # Built once: every SIGNON and LIST ?game looks a game up by name.
 _GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
+_GAME_BY_NAME_LOCKED = _GAME_BY_NAME.with_for_update().execution_options(populate_existing=True)
 
 
 # A session that runs mail sets this in its info: every game it finds is
@@ -49,9 +50,14 @@ def find_game(session: Session, name: str) -> Game | None:
         game = session.get(Game, known[key])
         if game is not None and game.name.casefold() == key:
             return game
-    game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
-    if game is not None and session.info.get(LOCK_GAMES):
-        game = lock_game(session, game.id)
+    if session.info.get(LOCK_GAMES):
+        # Found and locked in one read (judge.store.lock.lock_game's, by name).
+        write_lock(session)
+        game = session.scalars(_GAME_BY_NAME_LOCKED, {"name": key}).first()
+        if game is not None and "players" in game.__dict__:
+            session.expire(game, ["players"])  # read again with the lock held, when next asked
+    else:
+        game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
     if game is not None:
         known[key] = game.id
         # Held here: the session's identity map keeps objects only while
