@@ -118,8 +118,6 @@ class LazyGroup(click.Group):
     # Moderators: quarantined mails, the web console's accounts (docs/web.md).
     "quarantine": "judge.cli_moderate:quarantine",
     "moderator": "judge.cli_moderate:moderator",
-    "pt3": "judge.cli_pt3:pt3",  # Payola Tic-Tac-Toe's solver (docs/pt3.md).
-    "lui": "judge.cli_lui:lui",  # A Lowest Unique Integer game's log (docs/lui.md).
     "compile": "judge.cli_compile:compile_kernels",  # Methods' compiled code (the solver's), once after installing.
     "web": "judge.web.cli:web",  # The web pages (docs/web.md): Starlette only for it.
 })

@@ -26,13 +26,13 @@ from judge.sources.size_limit import DEFAULT_MAX_BYTES
 # ConfigError lives with the parts' table reader (a part imports no
 # configuration module); judge.config.ConfigError is the same class.
 from judge.tables import ConfigError, Table
+from judge.resources import DEFAULT_DOCS_URL, default_data_dir  # noqa: F401  (judge.config.default_data_dir for its users)
 from judge.variants import PowerListError, make_power_list
 
 
 # [judge] docs_url: where the judge's texts link the docs (docs/NAME.md read
 # on the web). None by default: a link that may not exist is worse than
 # none, and every text also names the HELP topic that says as much.
-DEFAULT_DOCS_URL = ""
 
 
 # Where a judge command looks for its configuration when neither --config
@@ -62,14 +62,6 @@ def find_config(given: Path | None) -> Path | None:
         except OSError:  # a folder on the way this user may not enter: the file is there, unreadable
             return candidate
     return None
-
-
-def default_data_dir() -> Path:
-    """$JUDGE_DATA_DIR, else $XDG_DATA_HOME/judge, else ~/.local/share/judge."""
-    if os.environ.get("JUDGE_DATA_DIR"):
-        return Path(os.environ["JUDGE_DATA_DIR"]).expanduser()
-    base = os.environ.get("XDG_DATA_HOME") or str(Path.home() / ".local" / "share")
-    return Path(base).expanduser() / "judge"
 
 
 @dataclass(frozen=True)
@@ -272,7 +264,7 @@ def check_methods(config: Config) -> None:
         # Checked on the standard board's 7 powers: the method's own check
         # runs again on each game's powers when it is created.
         try:
-            method.params_from({**method.default_params(7).as_dict(), **table}, 7)
+            method.params_from({**method.engine().default_params(7).as_dict(), **table}, 7)
         except ValueError as err:
             raise ConfigError(f"[methods.{name}]: {err}") from err
 

@@ -137,18 +137,13 @@ def raw_params(game: Game) -> dict[str, Any]:
 def new_params(config: Any, method: Any, U: int) -> dict[str, Any]:
     """A new game's settings for `method` on U powers: the method's
     defaults, then the operator's [methods.NAME] table (judge.config)."""
-    return {**method.default_params(U).as_dict(), **config.method_defaults.get(method.NAME, {})}
+    return {**method.engine().default_params(U).as_dict(), **config.method_defaults.get(method.NAME, {})}
 
 
 def judge_params(game: Game) -> dict[str, Any]:
     """The judge's own settings among game.params: kept when SET VARIANT or
     SET METHOD resets the method's."""
     return {k: v for k, v in (game.params or {}).items() if k in JUDGE_PARAMS}
-
-
-def is_auction(game: Game) -> bool:
-    """Players send bids, checked as lists (the Blind Auction)."""
-    return method_of(game).SUBMITS == "bids"
 
 
 def game_params(game: Game) -> Any:
@@ -159,7 +154,7 @@ def game_params(game: Game) -> Any:
 
 def param_warnings(game: Game) -> list[str]:
     """Warnings for the master; ParamError (the method's) if unusable."""
-    return method_of(game).check_params(len(game.powers), game_params(game))
+    return method_of(game).engine().check_params(len(game.powers), game_params(game))
 
 
 def describe_params(game: Game) -> str:
@@ -218,7 +213,10 @@ def standings(session: Session, game: Game) -> list[Standing]:
         latest[sub.player_id] = sub
         if sub.valid:
             counting[sub.player_id] = sub
-    return [Standing(p, latest.get(p.id), counting.get(p.id), is_auction(game)) for p in active_players(game)]
+    # (The declaration only: the bids' module is not imported for a standing.)
+    assignment = method_of(game).ASSIGNMENT
+    bids = assignment is not None and assignment.bidding is not None
+    return [Standing(p, latest.get(p.id), counting.get(p.id), bids) for p in active_players(game)]
 
 
 _COUNTING = (select(Submission).where(Submission.game_id == bindparam("game_id"),
@@ -318,7 +316,8 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None,
         result = precompute.computed(precompute.digest("resolution", data, seed),
                                      lambda: run_resolution(data, seed))
     except ValueError as err:
-        refused = method_of(game).refused(err)
+        assignment = method_of(game).ASSIGNMENT
+        refused = assignment.refused(err) if assignment is not None else None
         if refused is None:
             raise
         refusal = AssignmentRefused(*refused)

@@ -18,16 +18,14 @@ from sqlalchemy.orm import Session
 from judge import audit, driver
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
-from judge.deadlines import format_time
-from judge.games import counting_submission, game_params, is_auction, power_list, replay_refusal
 from judge.mail import quoting
 from judge.mail.inbound import InboundMail, parse_message
 from judge.mail.quoting import text_lines
 from judge.methods import method_of
+from judge.methods.interface import bids_of, lists_of
 from judge.methods.registry import protocols
 from judge.outbox import queue_mail
-from judge.store.models import InboundMessage, OutboxMessage, Player, Submission
-from judge.submission import check, text_at_lines
+from judge.store.models import InboundMessage, OutboxMessage, Player
 from judge.syntax import CommandSyntaxError, looks_like_command, mask_secret, nodes, parse_line
 from judge.syntax.parser import MAX_LINE_LENGTH
 from judge.templating import render_mail
@@ -103,7 +101,7 @@ def _process(session: Session, config: Config, now: datetime, row: InboundRow) -
         return
     if mail.auto:
         if mail.sender and _judge_protocol_only(mail.text, config):
-            # Another judge's protocol mail (a method's PROTOCOL, like
+            # Another judge's protocol mail (a method's THIRD_PARTIES, like
             # docs/blinding.md's): run it, but never answer an automatic
             # mail (no loops).
             run_lines(Context(session=session, config=config, now=now, mail=mail, inbound=row), mail.text)
@@ -243,7 +241,7 @@ def command_lines(text: str, max_length: int = MAX_LINE_LENGTH, is_variant: Call
 
 def _judge_protocol_only(text: str, config: Config) -> bool:
     """Whether the mail's commands are all messages one judge sends another
-    (in a protocol of a method's with other judges: its PROTOCOL)."""
+    (in a protocol of a method's with other judges: its THIRD_PARTIES)."""
     known = protocols()
     seen = False
     for _, _, node in command_lines(text, config.max_line_length):
@@ -307,8 +305,7 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
             node = parse_line(line, number, max_length=ctx.config.max_line_length,
                               is_variant=lambda name: is_variant(name, ctx.config.variants))
         except CommandSyntaxError as err:
-            if ctx.acting_master and ctx.game is not None and method_of(ctx.game).SUBMITS == "list" \
-                    and _pasted_list_line(ctx, line):
+            if ctx.acting_master and ctx.game is not None and _pasted_list_line(ctx, line):
                 if list_block is None:
                     list_block = Block([], "done", "")
                     blocks.append(list_block)
@@ -393,7 +390,9 @@ def run_lines(ctx: Context, text: str) -> list[Block]:
     if list_block is not None:
         _finish_pasted_list(ctx, list_block)
     for work in ctx.after:
-        work()
+        said = work()  # (status, text): what the mail's lines came to as a whole, or None
+        if said:
+            blocks.append(Block([], said[0], said[1], own=True))
     if quoted:
         what = "starting with >" if not introductions else "starting with >, and the line introducing them"
         blocks.append(Block([], "ignored", f"{plural(quoted, 'quoted line')} ({what}) {were(quoted)} not read"))
@@ -416,6 +415,18 @@ def _not_read(blocks: list[Block], lines: list[str], first: int, why: str) -> No
                                        f"({span}{': ' + why if why else ''}; not quoted here)"))
 
 
+def text_at_lines(lines: list[tuple[int, str]]) -> str:
+    """The submission's lines (mail line number, text) as one text in which
+    each stands at its own line number, blank lines filling the gaps (the
+    mail's other commands, its password): parse_text() of it, in the results
+    and in `judge verify`, names every line as the reply to the mail did."""
+    out: list[str] = []
+    for number, line in lines:
+        out.extend([""] * (number - 1 - len(out)))
+        out.append(line)
+    return "\n".join(out)
+
+
 LEFT_OUT = "no bid, list or command: left out"
 
 
@@ -434,81 +445,40 @@ def _record(ctx: Context, number: int, text: str, status: str, message: str, ent
 
 
 def _finish_submission(ctx: Context, block: Block) -> None:
-    """Check the bid lines (or No Preference) collected so far as one list."""
-    from judge.methods.blind_auction import window
-
-    parts, ctx.submission = ctx.submission, type(ctx.submission)()
+    """Hand the bid lines (or No Preference) gathered so far to the game's
+    method, as one list (its `bidding` capability words the outcome)."""
+    lines, ctx.submission = ctx.submission, type(ctx.submission)()
     first = block.lines[0][0]
     # Stored with each line where the mail had it: the results, made from
     # this text, then name a violation by the same line as this reply.
     text = text_at_lines(block.lines)
     try:
-        player = ctx.require_player()
+        ctx.require_player()
         game = ctx.require_game()
         if driver.stopped(game) is not None:
             raise CommandRejected(driver.stopped(game))
-        if not is_auction(game):
+        bidding = bids_of(method_of(game))
+        if bidding is None:
             how = method_of(game).HOW_TO_SUBMIT or f"with the {game.method} method: no bids are needed"
             raise CommandRejected(f"?{game.name} assigns powers {how}")
-        closed = window.refusal(ctx.session, game, player, ctx.now)
-        if closed:
-            raise CommandRejected(closed)
-        standing = counting_submission(ctx.session, game, player)
-        refusal = replay_refusal(standing, ctx.sent_at)
-        if refusal:
-            raise CommandRejected(refusal)
+        block.status, block.message, block.notes = bidding.take(ctx, lines, text)
     except CommandRejected as err:
         block.status, block.message = "rejected", str(err)
         _record(ctx, first, text.strip("\n"), "rejected", str(err))
         return
-    powers, params = power_list(game), game_params(game)
-    checked = check(parts, powers, params)
-    sub = Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
-                     submitted_at=ctx.sent_at, text=text, valid=checked.ok,
-                     bids=checked.bids.as_json() if checked.ok and checked.bids else None,
-                     violations=[v.as_dict() for v in checked.violations])
-    ctx.session.add(sub)
-    until = f"You may change it {window.until(game)}."
     block.own = True
-    notes: list[str] = []
-    if checked.ok and checked.bids.no_preference:
-        block.message = f"No Preference accepted: you bid D = {params.D} on every power. {until}"
-    elif checked.ok:
-        total = sum(checked.bids.bids.values())
-        listed = ", ".join(f"{k} {v}" for k, v in checked.bids.bids.items())
-        replaced = (f" It replaces your list of {format_time(standing.received_at)}."
-                    if standing else "")
-        block.message = f"bid list accepted: {listed} (total {total} of T = {params.T}).{replaced} {until}"
-        if total < params.T:
-            # Allowed, but the rules advise against it: the points left are lost.
-            notes.append(f"your bids add up to {total}, {params.T - total} under T = {params.T}: allowed, but "
-                         f"not recommended (the rules): {params.T - total} points that could have backed "
-                         "your favourites go unused")
-    else:
-        block.status = "rejected"
-        notes = [v.message for v in checked.violations]
-        if standing is not None:
-            stands = (f"Nothing changed: your list of {format_time(standing.received_at)} still stands. "
-                      f"Send a corrected list {window.before(game)} to change it.")
-        else:
-            stands = (f"Unless you send a valid list {window.before(game)}, you bid No Preference "
-                      f"(D = {params.D} on every power).")
-        block.message = f"bid list rejected, for {plural(len(checked.violations), 'reason')}. {stands}"
-    block.notes = notes + [f"as posted: {r}" for r in parts.readings]
     _record(ctx, first, text.strip("\n"), block.status, block.message, notes=block.notes)
 
 
 def _pasted_list_line(ctx: Context, line: str) -> bool:
-    from judge.methods.preference.eml_preference import pasted_line
-
-    return pasted_line(ctx, line)
+    lists = lists_of(method_of(ctx.game))
+    return lists is not None and lists.pasted_line(ctx, line)
 
 
 def _finish_pasted_list(ctx: Context, block: Block) -> None:
     """The lines of a list pasted after FOR, as one SET PREFERENCE in the player's name."""
-    from judge.methods.preference.eml_preference import enter_pasted
-
-    block.status, block.message = enter_pasted(ctx, block.lines)
+    lists = lists_of(method_of(ctx.require_game()))
+    block.status, block.message = lists.enter_pasted(ctx, block.lines)
     block.own = block.status == "done"
     _record(ctx, block.lines[0][0], "\n".join(line for _, line in block.lines), block.status, block.message)
 

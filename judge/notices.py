@@ -55,6 +55,7 @@ def send_digest(session: Any, config: Any, now: datetime, game: Any) -> str | No
     operator's log line, or None if there is none to send."""
     from judge.games import active_players, notify, power_list, seats
     from judge.methods import method_of
+    from judge.methods.interface import lists_of
 
     game.next_tick = None
     if game.state != "forming":
@@ -66,10 +67,8 @@ def send_digest(session: Any, config: Any, now: datetime, game: Any) -> str | No
     if not joined and not changed:
         return None
     lists: dict[str, Any] = {"rows": [], "describe": None}
-    if method_of(game).SUBMITS == "list":
-        from judge.methods.preference.eml_preference import describe, list_rows
-
-        lists = {"rows": list_rows(session, game), "describe": describe}
+    if (capability := lists_of(method_of(game))) is not None:
+        lists = capability.digest(session, game)
     audit.record(session, now, "digest", game_id=game.id, why="sent", since=since.isoformat(),
                  joined=len(joined), lists=len(changed))
     notify(session, config, now, "gm/digest.txt.j2", [game.gm_address], game=game, since=since, joined=joined,

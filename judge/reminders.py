@@ -119,22 +119,25 @@ def time_left(deadline: datetime, now: datetime) -> str:
 # deadline closes its bidding, a forming preference game's starts it
 # (resolved at once), a running blind-random game's names the players who
 # stalled to the master. A random game's players have nothing to send.
-# Each method says which state that is (its Method's REMINDED_STATE).
+# Each method says which state that is (its capability's Reminders: judge.methods.interface.reminders_of).
 
 
 def reminded() -> dict[str, tuple[str, ...]]:
     """State -> the methods reminded in it."""
     from judge.methods import METHODS
+    from judge.methods.interface import reminders_of
 
     table: dict[str, tuple[str, ...]] = {}
     for name in METHODS:
-        state = METHODS[name].REMINDED_STATE
-        if state is not None:
-            table[state] = (*table.get(state, ()), name)
+        said = reminders_of(METHODS[name])
+        if said is not None:
+            table[said.state] = (*table.get(said.state, ()), name)
     return table
 
 
 def waits_on_players(method: str, state: str) -> bool:
     from judge.methods import get_method
+    from judge.methods.interface import reminders_of
 
-    return get_method(method).REMINDED_STATE == state
+    said = reminders_of(get_method(method))
+    return said is not None and said.state == state

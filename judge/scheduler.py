@@ -24,6 +24,7 @@ from judge.failures import STUCK, quarantine_game
 from judge.games import (AssignmentRefused, missing_players, notify, power_list, record_refusal, refusal_text,
                          resolve_game, set_state, standings, tell_assignment_delayed)
 from judge.methods import METHODS, method_of
+from judge.methods.interface import reminders_of
 from judge.store.lock import is_transient, lock_game, retrying
 from judge.store.models import Event, Game, InboundMessage, Player
 from judge.wording import plural
@@ -31,20 +32,27 @@ from judge.wording import plural
 log = logging.getLogger(__name__)
 
 
-# A game whose Method has DAILY_NOTICE (blind-random) tells its master once a day whom it waits for.
+# A game whose Method's THIRD_PARTIES has notices_daily (blind-random) tells its master once a day whom it waits for.
 BLIND_NOTICE_EVERY = timedelta(days=1)
 
 
 def _methods(flag: str) -> list[str]:
-    """The names of the methods whose Method declares `flag`."""
-    return [name for name in METHODS if getattr(METHODS[name], flag)]
+    """The names of the methods whose Method declares `flag` (a dotted
+    path: THIRD_PARTIES.notices_daily, None on the way is false)."""
+    return [name for name in METHODS if _declares(METHODS[name], flag)]
+
+
+def _declares(obj: object, flag: str) -> bool:
+    for part in flag.split("."):
+        obj = getattr(obj, part, None)
+    return bool(obj)
 
 
 def due_games(session: Session, now: datetime) -> list[int]:
     running = Game.state == "bidding"
     # At its deadline a game of these methods starts as START would; an
     # auction's deadline closes its bidding, so a forming auction waits for START.
-    forming = (Game.state == "forming") & Game.method.in_(_methods("STARTS_AT_DEADLINE"))
+    forming = (Game.state == "forming") & Game.method.in_(_methods("ASSIGNMENT.starts_at_deadline"))
     return list(session.scalars(
         select(Game.id).where(running | forming, Game.deadline.is_not(None), Game.deadline <= now)
         .order_by(Game.deadline)
@@ -79,7 +87,7 @@ def due_blind_notices(session: Session, now: datetime) -> list[int]:
     """Running games of a protocol (blind-random) whose master has not heard for a day."""
     since = now - BLIND_NOTICE_EVERY
     return list(session.scalars(
-        select(Game.id).where(Game.method.in_(_methods("DAILY_NOTICE")), Game.state.in_(("bidding", "waiting")),
+        select(Game.id).where(Game.method.in_(_methods("THIRD_PARTIES.notices_daily")), Game.state.in_(("bidding", "waiting")),
                               Game.started_at <= since,
                               (Game.missing_notified_at.is_(None)) | (Game.missing_notified_at <= since))
         .order_by(Game.id)
@@ -214,27 +222,25 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
     that follows is short. Anything it meets is met again, and handled,
     under the lock."""
     from judge.games import precompute_resolution
-    from judge.methods.interface import LiveMethod
-
     try:
         with sessions() as s:
             game = s.get(Game, game_id)
             if game is None or game.state == STUCK:
                 return
             method = method_of(game)
-            if not isinstance(method, LiveMethod) and not method.DRAWS_AHEAD:
+            if method.ASSIGNMENT is not None and not method.ASSIGNMENT.draws_ahead:
                 return  # drawn under the lock at once: cheap
             if game.job is not None:
-                if not isinstance(method, LiveMethod):
+                if method.ASSIGNMENT is not None:
                     precompute_resolution(s, game)
                 return
             if game.deadline is None or game.deadline > now:
                 return
-            if isinstance(method, LiveMethod):
+            if method.ASSIGNMENT is None:  # a live game's own deadline work
                 driver.precompute_deadline(s, game, now)
-            elif method.RESOLVES_AT_START and game.state == "forming" and method.STARTS_AT_DEADLINE:
+            elif method.ASSIGNMENT.resolves_at_start and game.state == "forming" and method.ASSIGNMENT.starts_at_deadline:
                 precompute_resolution(s, game)
-            elif game.state == "bidding" and not method.RESOLVES_AT_START:
+            elif game.state == "bidding" and not method.ASSIGNMENT.resolves_at_start:
                 standing = standings(s, game)
                 if not missing_players(s, game, standing):
                     precompute_resolution(s, game, standing)
@@ -260,7 +266,7 @@ def send_reminders(s: Session, config: Config, game_id: int, now: datetime, *, h
                  players=len(late))
     left = reminders.time_left(game.deadline, now)
     for player, context in late:
-        notify(s, config, now, method_of(game).REMINDER, [player.address], game=game, player=player, left=left,
+        notify(s, config, now, reminders_of(method_of(game)).template, [player.address], game=game, player=player, left=left,
                powers=power_list(game), **context)
     if not late:
         return None
@@ -368,7 +374,7 @@ def _refused_at_deadline(s: Session, config: Config, game: Game, now: datetime, 
 
 def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str | None:
     """The daily notice to the master of a game whose Method asks for one
-    (DAILY_NOTICE: blind-random's protocol step and whom it waits for)."""
+    (THIRD_PARTIES.notices_daily: blind-random's protocol step and whom it waits for)."""
     game = lock_game(s, game_id, wait=False)
     if game is None or game.state not in ("bidding", "waiting"):
         return None
@@ -376,7 +382,7 @@ def blind_notice(s: Session, config: Config, game_id: int, now: datetime) -> str
     if game.missing_notified_at is not None and game.missing_notified_at > since:
         return None  # another judge process got there first
     game.missing_notified_at = now
-    return method_of(game).daily_notice(s, config, now, game)
+    return method_of(game).THIRD_PARTIES.daily_notice(s, config, now, game)
 
 
 _MAIL_WAITING = (select(InboundMessage.id)
@@ -393,7 +399,7 @@ def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> 
         # the deadline waits for it (the next pass).
         return None
     method = method_of(game)
-    if game.state == "forming" and method.STARTS_AT_DEADLINE:
+    if game.state == "forming" and method.ASSIGNMENT is not None and method.ASSIGNMENT.starts_at_deadline:
         return _start_at_deadline(s, config, game, now)
     if game.state != "bidding":
         return None

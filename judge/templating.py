@@ -8,7 +8,7 @@ from typing import Any
 
 from jinja2 import Environment, FileSystemLoader, StrictUndefined
 
-from judge.config import DEFAULT_DOCS_URL
+from judge.resources import DEFAULT_DOCS_URL
 from judge.deadlines import format_time
 from judge.names import one_line
 from judge.wording import about, plural, reply_subject

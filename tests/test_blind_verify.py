@@ -7,7 +7,7 @@ import secrets
 
 import pytest
 
-from judge.methods import blinding as bl
+from judge.methods.blind_random import blinding as bl
 from judge.methods.blind_random.engine import final_stream, player_replay, replay, start_stream
 from judge.rng import DrawStream
 from judge.verify import verify

@@ -1,4 +1,4 @@
-"""Murky's blinding protocol (judge/methods/blinding.py, judge/cli_blind.py, docs/blinding.md)."""
+"""Murky's blinding protocol (judge/methods/blind_random/blinding.py and cli.py, docs/blinding.md)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ from click.testing import CliRunner
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from judge.cli_blind import blind, urandom_digits
-from judge.methods import blinding as bl
-from judge.methods.blinding import (
+from judge.methods.blind_random.cli import blind, urandom_digits
+from judge.methods.blind_random import blinding as bl
+from judge.methods.blind_random.blinding import (
     Format,
     GMState,
     ProtocolError,

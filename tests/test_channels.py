@@ -7,6 +7,7 @@ from __future__ import annotations
 import ast
 import email
 import email.policy
+import importlib
 import re
 import subprocess
 import sys
@@ -44,8 +45,13 @@ def test_a_toy_transport_of_one_folder_sends_a_blind_auction(tmp_path, monkeypat
     registry line, added here as a test adds it: the judge finds it by the
     name [outbox] transport gives, reads its table, and every mail of a
     Blind Auction played by mail goes through it."""
-    monkeypatch.setitem(channels.TRANSPORTS, "letterbox", "tests.toy_transport")
+    monkeypatch.setitem(channels.TRANSPORTS, "letterbox", "tests.toy_transport")  # the one registry line
+    import tests.toy_transport as toy
     from tests.toy_transport.letterbox import LetterboxTransport, letters
+
+    folder = Path(toy.__file__).parent  # the whole toy: one folder
+    assert {p.name for p in folder.glob("*.py")} == {"__init__.py", "letterbox.py"}
+    assert Path(importlib.import_module(LetterboxTransport.__module__).__file__).parent == folder
 
     h = Harness(tmp_path / "data", f"sqlite:///{tmp_path / 'j.sqlite3'}",
                 sections={"outbox": {"transport": "letterbox"}, "letterbox": {"path": "boxes", "limit": 20}})

@@ -25,7 +25,7 @@ import pytest
 from click.testing import CliRunner
 from sqlalchemy import create_engine, select, text
 
-from judge.cli_blind import blind
+from judge.methods.blind_random.cli import blind
 from judge.games import find_game
 from judge.store.models import InboundMessage
 from judge.transports.maildir import read_all

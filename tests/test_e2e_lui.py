@@ -191,7 +191,11 @@ def test_a_whole_f11_game_by_mail_with_ec_choice_and_gifts(tmp_path, migrated_da
     h.run()
     for who, line in [("q2", "BID P 3"), ("q3", "BID R 4"), ("q4", "BID 5 Z")]:
         assert "Done: your bid of" in say(h, who, "f11", line)
-    assert len(mails(h, addr("q5"), "the board has changed")) == 4  # the opening and three bids
+    # Issue 26 (17): 11 players get an hourly digest by default, not a board mail a bid.
+    assert not mails(h, addr("q5"), "the board has changed")
+    at(h, opens, 1.0)
+    h.run()
+    assert len(mails(h, addr("q5"), "the board has changed")) == 1  # the opening and three bids, one digest
     assert not mails(h, addr("q11"), "the board has changed")
 
     # Down from 1 h to 40 h: the timers run out at 24 h and 24.5 h, and

@@ -188,7 +188,11 @@ def test_a_payola_year_by_mail(harness: Harness):
 
     # Retreats: the owner orders; a foreign power cannot.
     assert "nothing to order" in say(h, me["France"], "A MUN R BOH")
-    assert "offer sheets are taken in movement phases; now it is F1901R" in say(h, me["France"], "3 : A MUN R BOH")
+    # Issue 26 (6): an offer sheet sent in the retreats is kept for the next movement phase.
+    reply = say(h, me["France"], "3 : A MUN R BOH\n3 : A MUN - RUH")
+    assert "line 2: 3 : A MUN R BOH" in reply and "This line is not part of your sheet" in reply
+    assert "offer 1 of a sheet for the next movement phase: it is F1901R now" in reply
+    assert "your sheet for the movement phase after F1901R: 1 line, kept for that phase" in reply
     assert "no retreat order" in say(h, me["Germany"], "A MUN R BUR")
     assert "A MUN R BOH: order 1 of this mail" in say(h, me["Germany"], "A MUN - BOH")
     h.clock.advance(seconds=3600)
@@ -209,6 +213,7 @@ def test_a_payola_year_by_mail(harness: Harness):
     later(h, 24)
     state, _, _, game_state = stored(h)
     assert G.phase(state) == "S1902M" and game_state == "bidding"
+    assert state.sheets == {"France": "3 : A MUN - RUH"} and state.early == {}  # the early sheet stands now
     winter = state.reports[-1]
     assert winter["orders"]["France"] == ["A PAR B"]  # the engine keeps no WAIVE among its orders
     assert len([u for u, p in G.units(state).items() if p == "Germany"]) == 2

@@ -384,9 +384,13 @@ def test_every_block_of_the_doc_says_what_it_is():
 @pytest.mark.parametrize("block", [b for b in MAILS if not b.error_example],
                          ids=lambda b: f"commands.md:{b.line}")
 def test_documented_example_mail_parses(block):
+    from judge.methods.registry import METHODS
+
     lines = command_lines(block.body)
     assert lines, "an example mail with no commands"
     for number, line in lines:
+        if any(m.LIVE_GAME is not None and m.LIVE_GAME.claims(line) for m in METHODS.values()):
+            continue  # a method's own line (LUI's BID Z 5): its game's method reads it, not this grammar
         try:
             parse_line(line, number)
         except CommandSyntaxError as err:

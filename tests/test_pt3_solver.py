@@ -381,7 +381,7 @@ def test_cli_refuses_bad_input(args):
 
 
 def test_judge_help_does_not_load_the_solver():
-    # (It loads judge/cli_pt3.py, for the one-line summary, as with every lazy
+    # (It loads judge/methods/pt3/cli.py, for the one-line summary, as with every lazy
     # command, and the methods' light packages for their CLI: not the solver.)
     probe = ("import sys\nfrom judge.cli import main\n"
              "try:\n    main(['--help'], prog_name='judge')\nexcept SystemExit:\n    pass\n"

@@ -240,21 +240,21 @@ def test_set_variant_and_set_method_keep_the_reminders(harness):
 
 
 def test_each_reminded_method_has_its_own_reminder_and_a_new_one_gets_the_plain_one():
-    """A method's reminder is its own template (Method.REMINDER), found
+    """A method's reminder is its own template (its capability's Reminders), found
     through the registry; a method that names none gets the plain words,
     which name no other method's commands."""
     from types import SimpleNamespace
 
     from judge.methods import METHODS
-    from judge.methods.interface import Method
+    from judge.methods.interface import Reminders, reminders_of
     from judge.templating import render_mail
 
-    reminded = {name: METHODS[name].REMINDER for name in METHODS if METHODS[name].REMINDED_STATE}
+    reminded = {name: reminders_of(METHODS[name]).template for name in METHODS if reminders_of(METHODS[name])}
     assert set(reminded) >= {"blind-auction", "preference", "blind-random", "payola"}
     assert len(set(reminded.values())) == len(reminded)  # each its own words
     deadline = datetime(2026, 3, 4, 12, 0, tzinfo=timezone.utc)
     game = SimpleNamespace(name="newgame", method="countdown", deadline=deadline)
-    subject, body = render_mail(Method.REMINDER, game=game, docs_url="https://example.test/docs", left="1 hour")
+    subject, body = render_mail(Reminders("bidding").template, game=game, docs_url="https://example.test/docs", left="1 hour")
     assert subject == "?newgame: reminder, the deadline waits for you"
     assert "1 hour from now" in body and "HELP countdown says what to send." in body
     assert "bid" not in body.lower() and "preference" not in body.lower()

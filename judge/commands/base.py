@@ -17,8 +17,19 @@ from sqlalchemy.orm import Session
 from judge.config import Config
 from judge.mail.inbound import InboundMail
 from judge.store.models import Game, Player
-from judge.submission import SubmissionParts
 from judge.syntax import nodes
+
+
+@dataclass
+class BidLines:
+    """A mail's bid lines and its sender's own No Preference, gathered by the
+    mail runner until its commands end, then handed to the game's method
+    (its `bidding` capability, judge.methods.interface.Bidding) as one list."""
+
+    entries: list[Any] = field(default_factory=list)  # the grammar's bid entries (power, amount)
+    no_preference_lines: list[int] = field(default_factory=list)
+    # How lines posted the forums' way were read ("line 4 read as Germany 20").
+    readings: list[str] = field(default_factory=list)
 
 
 class CommandRejected(Exception):
@@ -35,7 +46,7 @@ class Context:
     game: Game | None = None
     role: str | None = None  # "player" or "master" once signed on
     player: Player | None = None
-    submission: SubmissionParts = field(default_factory=SubmissionParts)
+    submission: BidLines = field(default_factory=BidLines)
     submission_lines: list[int] = field(default_factory=list)
     stop: bool = False  # SIGNOFF seen, or a failed SIGNON: later lines are not run
     named_game: Game | None = None  # the game a SIGNON named, even if it failed (for the game's log)

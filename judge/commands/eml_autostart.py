@@ -19,8 +19,13 @@ from judge.store.models import Game, Player
 from judge.syntax import nodes
 
 
+def _starts_when_full(game: Game) -> bool:
+    assignment = method_of(game).ASSIGNMENT
+    return assignment is not None and assignment.starts_when_full
+
+
 def starts_by_itself(game: Game) -> bool:
-    return method_of(game).STARTS_WHEN_FULL and game.state == "forming" and not game.manual_start
+    return _starts_when_full(game) and game.state == "forming" and not game.manual_start
 
 
 def _full(game: Game) -> bool:
@@ -30,7 +35,7 @@ def _full(game: Game) -> bool:
 @handles(nodes.SetStart)
 def set_start(ctx: Context, node: nodes.SetStart) -> str:
     game = ctx.require_master_in(("forming",), "the game has started already")
-    if not method_of(game).STARTS_WHEN_FULL:
+    if not _starts_when_full(game):
         raise CommandRejected(f"?{game.name} uses {game.method}, which never starts by itself: it starts with "
                               f"START, or at its deadline")
     game.manual_start = node.manual

@@ -16,6 +16,7 @@ from judge.commitment import commitment
 from judge.commands.base import CommandRejected, Context, handles
 from judge.games import describe_params, find_game, new_params
 from judge.methods import METHODS, UnknownMethod, get_method
+from judge.methods.interface import plays_variant
 from judge.store.models import Game
 from judge.syntax import nodes
 from judge.variants import PowerListError, is_variant, known_variants, variant_powers
@@ -47,10 +48,11 @@ def create(ctx: Context, node: nodes.Create) -> str:
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id, old=None,
                  new="forming", by=ctx.sender)
     ctx.game, ctx.role, ctx.player = game, "master", None
-    if method.STARTS_WHEN_FULL:
+    assignment = method.ASSIGNMENT
+    if assignment is not None and assignment.starts_when_full:
         start = (" It starts by itself when the last player has signed on (SET MANUAL START to start it "
                  "yourself with START)")
-    elif method.STARTS_AT_DEADLINE:
+    elif assignment is not None and assignment.starts_at_deadline:
         start = (" It does not start by itself when the last player is in: you send START (or it starts at its "
                  "deadline, if you set one with SET DEADLINE)")
     elif method.SUBMITS == "bids":
@@ -58,7 +60,9 @@ def create(ctx: Context, node: nodes.Create) -> str:
                  "its deadline (SET DEADLINE)")
     else:
         start = " It does not start by itself: you send START once all players are in"
-    return (f"game ?{game.name} created ({method.NAME}, variant {game.variant}: {powers.describe()}); "
+    made = (f"{method.NAME}, variant {game.variant}: {powers.describe()}" if plays_variant(method)
+            else method.NAME)  # LUI, PT3: their seats are in describe_params
+    return (f"game ?{game.name} created ({made}); "
             f"{describe_params(game)}. You are its master. Players join with: SIGNON ?{game.name} theirpassword. "
             f"The seed of its draws is committed: SHA-256 {game.commitment}.{start}")
 

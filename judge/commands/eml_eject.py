@@ -140,7 +140,8 @@ def replace(ctx: Context, node: nodes.Replace) -> str:
     # (judge.retention), so the token is not kept in the outbox for ever.
     notify(ctx.session, ctx.config, ctx.now, "player/replacement.txt.j2", [address], game=game, old=old,
            player=new, token=token, kind="token")
-    asked = method_of(game).REPLACEMENT_ASKED
+    assignment = method_of(game).ASSIGNMENT
+    asked = assignment.replacement_asked if assignment is not None else ""
     return (f"{old.name} <{old.address}> replaced by {address} ({name}), who was mailed a one-time token to "
             f"sign on with{asked}" + driver.roster_changed(ctx, game, old=old, new=new))
 

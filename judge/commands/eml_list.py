@@ -6,9 +6,10 @@ from sqlalchemy import func, select
 
 from judge import driver
 from judge.commands.base import CommandRejected, Context, handles
-from judge.games import (JUDGE_PARAMS, describe_params, find_game, is_auction, param_warnings, power_list, seats,
+from judge.games import (JUDGE_PARAMS, describe_params, find_game, param_warnings, power_list, seats,
                          standings)
 from judge.methods import get_method, method_of
+from judge.methods.interface import bids_of, lists_of, plays_variant
 from judge.reminders import describe, game_hours
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -49,12 +50,12 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     reminders = describe(game_hours(game.params, ctx.config.reminder_hours))
     rows = standings(ctx.session, game)
     late = set()
-    if is_auction(game) and game.state == "waiting":
-        from judge.methods.blind_auction import window
-
-        late = {s.player.id for s in rows if window.late(ctx.session, game, s.player)}
+    bidding = bids_of(method_of(game))
+    if bidding is not None and game.state == "waiting":
+        late = {s.player.id for s in rows if bidding.late(ctx.session, game, s.player)}
     return render("list_game.txt.j2", game=game, settings=describe_params(game), problem=problem,
-                  auction=is_auction(game), seats=seats(game), powers=power_list(game),
+                  auction=bidding is not None, seats=seats(game), powers=power_list(game),
+                  seated=not plays_variant(method_of(game)),
                   standings=rows, master=master, blind=blind, board=board,
                   reminders=reminders, late=late, lists=_lists(game, rows) if master else {}).rstrip()
 
@@ -71,12 +72,11 @@ def _seats(row) -> int:
 def _lists(game: Game, rows) -> dict[int, str]:
     """The preference list of each player, as the master reads it in LIST
     (kept read at SET PREFERENCE: Submission.bids)."""
-    if method_of(game).SUBMITS != "list":
+    lists = lists_of(method_of(game))
+    if lists is None:
         return {}
-    from judge.methods.preference.eml_preference import describe, stored_list
-
     out = {}
     for s in rows:
         if s.counting is not None:
-            out[s.player.id] = describe(stored_list(s.counting))
+            out[s.player.id] = lists.shown(s.counting)
     return out

@@ -7,14 +7,13 @@ from __future__ import annotations
 from judge import audit, notices
 from judge.commands.base import CommandRejected, Context, handles
 from judge.methods import method_of
-from judge.methods.interface import LiveMethod
 from judge.syntax import nodes
 
 
 @handles(nodes.SetNotices)
 def set_notices(ctx: Context, node: nodes.SetNotices) -> str:
     game = ctx.require_master_in(("forming",), "the notices of a game are those of its forming")
-    if isinstance(method_of(game), LiveMethod):
+    if method_of(game).LIVE_GAME is not None:
         raise CommandRejected(f"?{game.name} uses {game.method}, which mails its master as it goes")
     was_daily = notices.daily(game)
     game.params = {**game.params, "notices": node.mode}

@@ -7,6 +7,7 @@ from __future__ import annotations
 from judge import audit
 from judge.commands.base import CommandRejected, Context, handles
 from judge.methods import method_of
+from judge.methods.interface import reminders_of
 from judge.reminders import ReminderError, describe, game_hours, parse_hours
 from judge.syntax import nodes
 
@@ -25,7 +26,7 @@ def set_reminders(ctx: Context, node: nodes.SetReminders) -> str:
     shown = describe(game_hours(params, ctx.config.reminder_hours))
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id, reminders=shown)
     default = " (the judge's default)" if hours is None else ""
-    if method_of(game).REMINDED_STATE is None:
+    if reminders_of(method_of(game)) is None:
         return (f"reminders of ?{game.name}: {shown}{default}; a random game's players have nothing to send, "
                 f"so nobody is reminded")
     return f"reminders of ?{game.name}: {shown}{default}"

@@ -5,9 +5,10 @@ from __future__ import annotations
 from judge import audit, passwords
 from judge.commands.base import CommandRejected, Context, handles
 from judge.deadlines import DeadlineError, format_time, parse_deadline
-from judge.games import (active_players, describe_params, is_auction, judge_params, new_params, notify, observers, param_warnings,
+from judge.games import (active_players, describe_params, judge_params, new_params, notify, observers, param_warnings,
                          raw_params, set_state)
 from judge.methods import UnknownMethod, get_method, method_of
+from judge.methods.interface import bids_of
 from judge.syntax import nodes
 from judge.variants import PowerListError, variant_powers
 from judge.wording import plural, were
@@ -45,7 +46,8 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
     before, game.deadline = game.deadline, when
     audit.record(ctx.session, ctx.now, "state", game_id=game.id, inbound_id=ctx.inbound.id,
                  deadline=when.isoformat())
-    reopens = game.state == "waiting" and is_auction(game)
+    bidding = bids_of(method_of(game))
+    reopens = game.state == "waiting" and bidding is not None
     if reopens and game.bids_closed_at is None:
         # The auction's first deadline closed the bids in: they stand, and
         # the new deadline is for those whose bids were not in (window.py).
@@ -54,15 +56,11 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
     if before != when:
         # Every player hears of it, in a mail of their own (in a blind game
         # the players' addresses are not shared).
-        from judge.methods.blind_auction import window
-
         players = active_players(game)
-        closed = window.closed_at(game) if is_auction(game) else None
         for p in players:
             notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [p.address], game=game,
                    player=p, before=before, when=when, observer=False,
-                   bids_stand=closed is not None and window.sent_before(ctx.session, game, p, closed)
-                   and not (p.joined_at and p.joined_at >= closed))
+                   bids_stand=bidding is not None and bidding.stand(ctx.session, game, p))
         for o in observers(game):
             # Observers get every public mail of the game (nJudge's SIGNON Ogame).
             notify(ctx.session, ctx.config, ctx.now, "player/deadline_moved.txt.j2", [o.address], game=game,
@@ -74,14 +72,14 @@ def set_deadline(ctx: Context, node: nodes.SetDeadline) -> str:
         set_state(ctx.session, game, "bidding", ctx.now)
         game.missing_notified_at = None
         extra = ("; bidding is open again until then for the players whose bids were not in (the bids in "
-                 "stand)" if is_auction(game) else "; the game runs on until then")
+                 "stand)" if bidding is not None else "; the game runs on until then")
     return f"deadline of ?{game.name} set to {format_time(when)}{extra}{told}"
 
 
 @handles(nodes.SetParam)
 def set_param(ctx: Context, node: nodes.SetParam) -> str:
     game = ctx.require_master()
-    if not is_auction(game):
+    if bids_of(method_of(game)) is None:
         # Whatever its state: a game of another method has no T, M or D.
         raise CommandRejected(f"?{game.name} uses {game.method}, which has no T, M or D")
     game = ctx.require_master_in(("forming",), "T, M and D can only change before the auction starts")
@@ -112,11 +110,12 @@ def set_variant(ctx: Context, node: nodes.SetVariant) -> str:
     game.powers = powers.as_json()
     method = get_method(game.method)
     params = new_params(ctx.config, method, len(powers))
-    for key in method.KEPT_BY_VARIANT:  # settings that do not depend on the powers
+    assignment = method.ASSIGNMENT
+    for key in assignment.kept_by_variant if assignment is not None else ():  # settings that do not depend on the powers
         if key in params and game.params.get(key):
             params[key] = game.params[key]
     game.params = {**params, **judge_params(game)}
-    reset = "back to the defaults: " if method_of(game).TUNABLE else ""
+    reset = "back to the defaults: " if assignment is not None and assignment.tunable else ""
     return f"variant of ?{game.name} is now {node.name}: {powers.describe()}; {reset}{describe_params(game)}"
 
 

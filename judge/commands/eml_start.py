@@ -31,6 +31,7 @@ from judge.games import (
     tell_observers,
 )
 from judge.methods import method_of
+from judge.methods.interface import bids_of, restart_hint
 from judge.store.models import Game
 from judge.syntax import nodes
 
@@ -59,7 +60,7 @@ def _drawn(session: Session, config: Config, now: datetime, game: Game, command:
 def start(ctx: Context, node: nodes.Start) -> str:
     game = ctx.require_master()
     if game.state != "forming":
-        again = method_of(game).RESTART_HINT if game.state in ("bidding", "waiting") else ""
+        again = restart_hint(method_of(game)) if game.state in ("bidding", "waiting") else ""
         raise CommandRejected(f"the game has started already (?{game.name} is {game.state}).{again}")
     return begin(ctx.session, ctx.config, ctx.now, game, job="start")
 
@@ -83,14 +84,15 @@ def begin(session: Session, config: Config, now: datetime, game: Game, *, job: s
     own = driver.begin(session, config, now, game)
     if own is not None:
         return own
-    if method.RESOLVES_AT_START and job is not None:
+    drawn_at_start = method.ASSIGNMENT is not None and method.ASSIGNMENT.resolves_at_start
+    if drawn_at_start and job is not None:
         # A heavy draw (a preference game of 100 powers) must not hold up the
         # other mails: the scheduler draws it in a transaction of its own,
         # under the game's lock, right after this mail (same pass).
         game.job = job
         return (f"?{game.name} starts now: its powers are drawn as a job of their own, and the results go to all "
                 f"{len(players)} players and to you in a moment, in mails of their own")
-    if method.RESOLVES_AT_START:
+    if drawn_at_start:
         # Preference lists are in already: the assignment is made now. It is
         # drawn before the game changes, so that a refusal (Refused) leaves
         # the game forming, as it was: the master may SET PRFRAND and START.
@@ -119,9 +121,8 @@ def process(ctx: Context, node: nodes.Process) -> str:
         raise CommandRejected(refusal)
     missing = missing_players(ctx.session, game)
     if missing:
-        from judge.methods.blind_auction import window
-
-        late = [p for p in missing if window.late(ctx.session, game, p)]
+        bidding = bids_of(method_of(game))
+        late = [p for p in missing if bidding is not None and bidding.late(ctx.session, game, p)]
         who = ", ".join(f"{p.name} <{p.address}>" for p in missing)
         wait = ""
         if late:

@@ -1,11 +1,12 @@
 """The shell's ways into a game's method: every change to a game passes
 here (docs/architecture.md, "The game driver").
 
-A method that keeps its own state (judge.methods.interface.LiveMethod) is
-called with a GameView of its game, read under the game's lock, and hands
+A method that keeps its own state (its LIVE_GAME capability,
+judge.methods.interface.LiveCapability) is called with a GameView of its game, read under the game's lock, and hands
 back an Outcome that store_outcome writes in the same transaction. The
-other methods (the assignments) still take the session in their hooks:
-their work is the shell's own (judge.games), run under the same lock.
+other methods (the assignments) take the session in their hooks (their
+ASSIGNMENT's, and a protocol's THIRD_PARTIES' START and deadline): their
+work is the shell's own (judge.games), run under the same lock.
 
 The caller holds the game's lock: the mail runner locks every game a mail
 names (judge.games.find_game in a mail's session), the scheduler each game
@@ -26,7 +27,7 @@ from judge.driver.view import game_view, player_view
 from judge.failures import STUCK
 from judge.methods import method_of
 from judge.methods.api import Actor, Outcome, Refusal, Seed
-from judge.methods.interface import LiveMethod
+from judge.methods.interface import AssignmentCapability
 from judge.store.models import Game, Player
 
 
@@ -42,9 +43,18 @@ def stopped(game: Game) -> str | None:
 
 def _hook(game: Game, name: str) -> Any | None:
     """The pure hook `name` of the game's method if it keeps a state of its
-    own and has that hook (judge.methods.interface.LiveMethod), else None."""
-    method = method_of(game)
-    return method.hook(name) if isinstance(method, LiveMethod) else None
+    own and has that hook (its LIVE_GAME), else None."""
+    live = method_of(game).LIVE_GAME
+    return live.hook(name) if live is not None else None
+
+
+# What a game that keeps no state of its own (no live hook) is asked: its
+# ASSIGNMENT's hooks, or the shell's defaults if it has none.
+_DEFAULTS = AssignmentCapability()
+
+
+def _assignment(game: Game) -> AssignmentCapability:
+    return method_of(game).ASSIGNMENT or _DEFAULTS
 
 
 def seed_of(session: Session, game: Game) -> Seed:
@@ -71,35 +81,42 @@ def mail_line(ctx: Any, number: int, line: str) -> tuple[str, str] | None:
     method's answer if the line is its own, None to leave it to the
     command grammar."""
     game = ctx.game
-    method = method_of(game)
-    if not isinstance(method, LiveMethod) or not method.claims(line):
+    live = method_of(game).LIVE_GAME
+    if live is None or not live.claims(line):
         return None
     why = stopped(game)
     if why is not None:
         return "rejected", why
     scratch = ctx.scratch.setdefault(game.id, {})
     at = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
-    outcome = method.hook("command")(game_view(game), actor_of(ctx), number, line, at, scratch)
+    outcome = live.load().command(game_view(game), actor_of(ctx), number, line, at, scratch)
     _store(ctx, game, outcome)
     if scratch and game.id not in ctx.mail_ends:
         # Once all the mail's lines have run: what the method gathered from
         # them (a sheet, one board mail for two bids), under the same lock.
         ctx.mail_ends.add(game.id)
-        ctx.after.append(lambda: _end_of_mail(ctx, game, scratch, at))
+        ctx.after.append(lambda: _end_of_mail(ctx, game, scratch, at))  # its reply: an entry of the mail's
     return outcome.reply
 
 
 def _store(ctx: Any, game: Game, outcome: Outcome) -> None:
     if outcome.private_reply and ctx.player is not None:
-        ctx.reveal_to = ctx.player.address
+        # To the registered address of whoever sent it: after FOR player,
+        # the master (the player hears of it by the FOR notice); the reply
+        # went to the player before, and the master never saw it.
+        ctx.reveal_to = game.gm_address if ctx.acting_master else ctx.player.address
     store_outcome(ctx.session, ctx.config, ctx.now, game, outcome, inbound_id=ctx.inbound.id)
 
 
-def _end_of_mail(ctx: Any, game: Game, scratch: dict, at: datetime) -> None:
+def _end_of_mail(ctx: Any, game: Game, scratch: dict, at: datetime) -> tuple[str, str] | None:
+    """What the method gathered from the mail's lines, stored; its reply
+    (a Payola sheet summed up once) is an entry of the mail's reply."""
     end = _hook(game, "end_of_mail")
     outcome = end(game_view(game), scratch, at) if end is not None else None
-    if outcome is not None:
-        _store(ctx, game, outcome)
+    if outcome is None:
+        return None
+    _store(ctx, game, outcome)
+    return outcome.reply
 
 
 # -- the life cycle -------------------------------------------------------
@@ -112,7 +129,8 @@ def begin(session: Session, config: Config, now: datetime, game: Game) -> str | 
 
     hook = _hook(game, "begin")
     if hook is None:
-        return method_of(game).begin(session, config, now, game)
+        protocol = method_of(game).THIRD_PARTIES
+        return protocol.begin(session, config, now, game) if protocol is not None else None
     try:
         outcome = hook(game_view(game), now, seed_of(session, game))
     except Refusal as err:
@@ -127,7 +145,7 @@ def roster_changed(ctx: Any, game: Game, old: Player | None = None, new: Player 
     master's reply adds."""
     hook = _hook(game, "roster_changed")
     if hook is None:
-        return method_of(game).roster_changed(ctx, game, old=old, new=new)
+        return _assignment(game).roster_changed(ctx, game, old=old, new=new)
     if old is None:
         return ""
     at = ctx.inbound.received_at if getattr(ctx, "inbound", None) is not None else ctx.now
@@ -140,10 +158,11 @@ def tick(session: Session, config: Config, now: datetime, game: Game, at: dateti
     """games.next_tick fired (at `at`, its own time; `now` is when it runs)."""
     hook = _hook(game, "tick")
     if hook is None:
-        # A method without a state of its own may still keep a timer (the
-        # master's daily digest, judge.notices): its Method.tick, as the
-        # other hooks fall back to the Method's.
-        return method_of(game).tick(session, config, now, game, at)
+        # A game without a state of its own keeps the shell's one timer:
+        # the master's daily digest while it forms (SET NOTICES DAILY).
+        from judge.notices import send_digest
+
+        return send_digest(session, config, now, game)
     outcome = hook(game_view(game), now, at)
     store_outcome(session, config, now, game, outcome)
     return outcome.log
@@ -156,7 +175,8 @@ def at_deadline(session: Session, config: Config, now: datetime, game: Game) -> 
     (precompute_deadline): it is used when the game is as it was then."""
     hook = _hook(game, "at_deadline")
     if hook is None:
-        return method_of(game).at_deadline(session, config, now, game)
+        protocol = method_of(game).THIRD_PARTIES
+        return protocol.at_deadline(session, config, now, game) if protocol is not None else None
     view, seed = game_view(game), seed_of(session, game)
     outcome = precompute.computed(_deadline_key(view, seed, now), lambda: hook(view, now, seed))
     if outcome is None:
@@ -188,21 +208,21 @@ def precompute_deadline(session: Session, game: Game, now: datetime) -> None:
 def list_view(ctx: Any, game: Game, master: bool) -> dict | None:
     hook = _hook(game, "list_view")
     if hook is None:
-        return method_of(game).list_view(ctx, game, master)
+        return _assignment(game).list_view(ctx, game, master)
     return hook(game_view(game))
 
 
 def public_board(game: Game, names: dict[str, str]) -> dict | None:
     hook = _hook(game, "public_board")
     if hook is None:
-        return method_of(game).public_board(game, names)
+        return None  # only a live game shows a board of its own
     return hook(game_view(game), names)
 
 
 def standing_line(session: Session, game: Game, player: Player) -> str:
     hook = _hook(game, "standing_line")
     if hook is None:
-        return method_of(game).standing_line(session, game, player)
+        return _assignment(game).standing_line(session, game, player)
     return hook(game_view(game), player_view(player))
 
 
@@ -211,7 +231,7 @@ def not_in_yet(session: Session, game: Game) -> list[tuple[Player, dict]] | None
     says; None: those without a valid submission (the shell's reading)."""
     hook = _hook(game, "not_in_yet")
     if hook is None:
-        return method_of(game).not_in_yet(session, game)
+        return _assignment(game).not_in_yet(session, game)
     late = hook(game_view(game))
     if late is None:
         return None

@@ -221,7 +221,10 @@ def template_words(path: str, strip: str | None = None) -> tuple[Callable[[], An
 
         return environment().get_template(path).module
 
-    def w(name: str, **kw: Any) -> str:
+    def w(name: str, /, **kw: Any) -> str:
+        # Positional-only: a macro may take an argument called `name` (LUI's
+        # no_such_player did, and SET GARNETS for a player not signed on
+        # crashed with a TypeError).
         return str(getattr(words(), name)(**kw)).strip(strip)
 
     return words, w

@@ -123,8 +123,8 @@ def caches() -> list[ModuleType]:
 
 
 def protocols() -> list[ModuleType]:
-    """The PROTOCOL modules of the methods that run one with other judges."""
-    return [p for m in METHODS if (p := METHODS[m].protocol()) is not None]
+    """The THIRD_PARTIES modules of the methods that run one with other judges."""
+    return [p.load() for m in METHODS if (p := METHODS[m].THIRD_PARTIES) is not None]
 
 
 def load_models() -> None:

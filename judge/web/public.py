@@ -104,7 +104,7 @@ def _live_context(request: Request, name: str) -> dict[str, Any]:
 
 
 def _board(request: Request, g) -> dict | None:
-    """The method's live board (Method.public_board), its picture cached by
+    """The method's live board (its LIVE_GAME's public_board), its picture cached by
     its version (a hash of its texts): pictures are drawn once per change."""
     m = queries._method(g)
     if m is None or m.BLIND:
@@ -146,7 +146,7 @@ class _Cache:
 
 
 _PICTURES = _Cache()
-# The pictures a method's board may give (Method.public_board), by key.
+# The pictures a method's board may give (LiveCapability's public_board), by key.
 PICTURES = {"png": "image/png", "svg": "image/svg+xml"}
 _TEXTS = _Cache()
 

@@ -20,6 +20,7 @@ from judge import games
 from judge.games import active_players, find_game
 from judge.templating import natural_key
 from judge.methods import UnknownMethod, method_of
+from judge.methods.interface import plays_variant
 from judge.names import clean_name
 from judge.store.models import Game, Player, Resolution, Submission
 
@@ -64,12 +65,19 @@ def seats(game: Game) -> int:
         return len(game.powers or [])
 
 
+def _plays_variant(game: Game) -> bool:
+    """LUI and PT3 give out seats of their own: no variant is shown for them."""
+    method = _method(game)
+    return method is None or plays_variant(method)
+
+
 def games_list(session: Session) -> list[dict[str, Any]]:
     """Every game: name, method, variant, state, deadline (while one is
     awaited), players (active) of the seats."""
     counts = dict(session.execute(
         select(Player.game_id, func.count()).where(Player.status == "active").group_by(Player.game_id)).all())
-    return [{"name": g.name, "method": g.method, "variant": g.variant, "state": g.state,
+    return [{"name": g.name, "method": g.method, "variant": g.variant if _plays_variant(g) else "-",
+             "state": g.state,
              "deadline": g.deadline if g.state != "resolved" else None, "players": counts.get(g.id, 0),
              "seats": seats(g)}
             for g in session.scalars(select(Game).order_by(Game.name))]
@@ -114,6 +122,50 @@ def _pattern(addresses: tuple[str, ...]) -> re.Pattern:
     return re.compile("|".join(re.escape(a) for a in sorted(addresses, key=len, reverse=True)), re.IGNORECASE)
 
 
+def rename_in_game(value: Any, names: dict[str, str]) -> Any:
+    """A record whose players are named by the method's own names (LUI's
+    address local parts: Method.names_in_game) with each such name, as a
+    key, a value or a word of a text, replaced by names[name]."""
+    if not names:
+        return value
+    # Inside a text only a name that cannot be a word of the text ("u1",
+    # "john.doe1"): a player called "bid" is renamed where a value is the
+    # name, not in "your bid of 5".
+    wordy = [n for n in names if not n.isalpha() or len(n) > 8]
+    pattern = re.compile(r"(?<![\w.@+-])(" + "|".join(re.escape(n) for n in sorted(wordy, key=len, reverse=True))
+                         + r")(?![\w@+-]|\.\w)") if wordy else None
+
+    def walk(v: Any) -> Any:
+        if isinstance(v, dict):
+            return {walk(k): walk(x) for k, x in v.items()}
+        if isinstance(v, list):
+            return [walk(x) for x in v]
+        if isinstance(v, str):
+            if v in names:
+                return names[v]
+            return pattern.sub(lambda m: names[m.group(1)], v) if pattern else v
+        return v
+
+    return walk(value)
+
+
+def _in_game(game: Game, method: Any) -> dict[str, str]:
+    """name in the game's record -> address, for a live game whose record
+    names players by names of its own (LUI: the part of the address before
+    the @; its live module's `names_in_game(game)`); {} when the record
+    names them by address, or the method cannot read its state."""
+    live = getattr(method, "LIVE_GAME", None)
+    hook = live.hook("names_in_game") if live is not None else None
+    if hook is None or not game.method_state:
+        return {}
+    from judge.driver.view import game_view
+
+    try:
+        return dict(hook(game_view(game)))
+    except Exception:  # noqa: BLE001 - a state the method cannot read: the record as it is
+        return {}
+
+
 def game_page(session: Session, game: Game) -> dict[str, Any]:
     """The public facts of one game, for templates/web/public/game.html.j2."""
     method = _method(game)
@@ -128,7 +180,8 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
     # In the order the results mails list them: by name, numbers as numbers.
     players.sort(key=lambda row: natural_key(row["name"]))
     page: dict[str, Any] = {
-        "name": game.name, "method": game.method, "variant": game.variant, "state": game.state,
+        "name": game.name, "method": game.method, "variant": game.variant if _plays_variant(game) else None,
+        "state": game.state, "seated": not _plays_variant(game),
         "deadline": game.deadline, "created_at": game.created_at, "resolved_at": game.resolved_at,
         "players": players, "seats": seats(game), "blind": blind, "asks": asks,
         "powers": [p.get("name") for p in (game.powers or []) if isinstance(p, dict)],
@@ -137,7 +190,9 @@ def game_page(session: Session, game: Game) -> dict[str, Any]:
     resolution = latest_resolution(session, game) if game.state == "resolved" else None
     if resolution is not None and not blind:
         page["resolution_id"] = resolution.id
-        page["results"] = rename(resolution.result, names)
+        own = _in_game(game, method)
+        page["results"] = rename_in_game(rename(resolution.result, names),
+                                         {n: names.get(a, names.get(a.casefold(), "?")) for n, a in own.items()})
         page["results_folder"] = method.RESULTS if method else None
         reveal = resolution.reveal or {}
         page["reveal"] = {"seed": resolution.seed, "secret": reveal.get("secret"),
@@ -172,9 +227,24 @@ def public_record(session: Session, game: Game) -> dict[str, Any] | None:
         # recorded seed); the page shows the secret and commitment, and the
         # players' mailed copy checks the seed itself.
         reveal = None
-    sealed = record.sealed(game.name, resolution.method, resolution.input, reveal, resolution.result,
-                           {stand_in[a]: names[a] for a in addresses})
-    return rename(sealed, stand_in) | {"names": {stand_in[a]: names[a] for a in addresses}}
+    public = {stand_in[a]: names[a] for a in addresses}
+    # A method naming players by names of its own (LUI: address local parts)
+    # gets stand-ins for those too ("player01"): no word of an address left.
+    own = _in_game(game, _method(game))
+    by_address = {a.casefold(): a for a in addresses}
+    taken = set(own)
+    own_stand_in = {}
+    for name, address in sorted(own.items()):
+        k = addresses.index(by_address[address.casefold()]) + 1 if address.casefold() in by_address else len(own_stand_in) + 1
+        candidate = f"player{k:0{width}d}"
+        while candidate in taken:
+            candidate = "_" + candidate
+        own_stand_in[name] = candidate
+        taken.add(candidate)
+        public[candidate] = names.get(address, names.get(address.casefold(), "?"))
+    sealed = record.sealed(game.name, resolution.method, rename_in_game(resolution.input, own_stand_in), reveal,
+                           rename_in_game(resolution.result, own_stand_in), public)
+    return rename(sealed, stand_in) | {"names": public}
 
 
 def feed_entries(session: Session, game: Game | None = None, limit: int = 50) -> list[dict[str, Any]]:

@@ -74,9 +74,9 @@ def test_forged_protocol_lines_are_refused(harness, tmp_path, tp_url):
     a.send(TP, "BLINDLIST ?bg ABCDEFGHJKLM " + " ".join(["12345678"] * 7))
     post.settle()
     with a.judge.sessions() as s:
-        from judge import blindmail
+        from judge.methods.blind_random import runs
         g = find_game(s, "bg")
-        assert blindmail.gm_state(blindmail.gm_run(s, g)).phase == "awaiting-list"
+        assert runs.gm_state(runs.gm_run(s, g)).phase == "awaiting-list"
     assert "not the key of ?bg's current round" in " ".join(a.body(a.last_to(TP)).split())
 
     # THIRDPARTY from a stranger is not acted on: the operator is asked.

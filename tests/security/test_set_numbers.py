@@ -37,11 +37,31 @@ def test_luis_grammar_refuses_them(line):
             parse_line(line)
 
 
-@pytest.mark.xfail(strict=True, reason="LUI's judge/methods/lui/live.py _setting reads its SET lines with "
-                                       "isdigit()/int() itself; it is to read them with commands.parse_setting, "
-                                       "which refuses them: the next step, in live.py")
 def test_a_lui_gms_set_players_is_refused_and_the_mail_runs(harness):
+    """live.py reads the GM's SET lines with commands.parse_setting: each
+    "²" is refused with its column, CREATE before and LIST after run."""
     h = harness
-    h.mail(GM, "CREATE ?spl gmpw lui\nSET PLAYERS ²\nSET CHIPS ²\nSET PRIZE Z ² 1\nLIST ?spl")
+    h.mail(GM, "CREATE ?spl gmpw lui\nSET PLAYERS ²\nSET CHIPS ²\nSET PRIZE Z ² 1\nSET TIMER 1e9\nLIST ?spl")
     reply = h.body(h.last_to(GM))
     assert "internal error" not in reply and reply.count("expected a whole number") == 3
+    assert "line 2: SET PLAYERS ²" in reply and "line 4: SET PRIZE Z ² 1" in reply
+    assert "column 13" in reply and "column 13" in reply.split("line 3:")[1]
+    assert "?spl" in reply.split("LIST ?spl")[-1]
+    with h.judge.sessions() as s:
+        game = find_game(s, "spl")
+        assert game is not None and "players" not in (game.params or {})
+
+
+@pytest.mark.parametrize("line", ["SET GARNETS nobody 2", "SET PRIORITY nobody 3", "SET PRIORITY ghost@x.test -1"])
+def test_a_lui_setting_for_a_player_not_signed_on_is_refused_and_the_mail_runs(harness, line):
+    h = harness
+    h.mail(GM, f"CREATE ?spn gmpw lui\n{line}\nSET CHIPS 30\nLIST ?spn")
+    reply = h.body(h.last_to(GM))
+    assert "internal error" not in reply and "Traceback" not in reply
+    who = line.split()[2]
+    assert f"{who} is not a player of ?spn" in reply
+    assert "starting chips 30" in reply
+    with h.judge.sessions() as s:
+        game = find_game(s, "spn")
+        assert game.params.get("starting_chips") == 30 and not game.params.get("garnets")
+        assert not game.params.get("priority")

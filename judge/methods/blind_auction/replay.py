@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judge import submission
+from judge.methods.blind_auction import submission
 from judge.methods.blind_auction import engine as ba
 from judge.rng import DrawStream
 from judge.resolution.errors import ResolveInputError

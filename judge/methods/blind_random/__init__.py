@@ -21,7 +21,7 @@ from __future__ import annotations
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import (AssignmentCapability, MailContext, Method, ProtocolCapability, Reminders)
 
 if TYPE_CHECKING:
     from datetime import datetime
@@ -29,34 +29,40 @@ if TYPE_CHECKING:
     from sqlalchemy.orm import Session
 
     from judge.config import Config
-    from judge.store.models import Game
+    from judge.store.models import Game, Player
 
 
-class BlindRandom(Method):
-    NAME = "blind-random"
-    HELP_ALIASES = ("blinding",)
-    ENGINE = "judge.methods.blind_random.engine"
-    COMMANDS = ("judge.methods.blind_random.eml_blinding",)
-    GRAMMAR = "blind_random.lark"
-    SYNTAX = "judge.methods.blind_random.syntax"
-    COMMAND_WORDS = ("blinded", "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin",
-                     "finalsent", "claim", "waiting", "trace", "traced", "rerun", "closeround")
-    CLI = MappingProxyType({"blind": "judge.methods.blind_random.cli:blind",
-                            "thirdparty": "judge.methods.blind_random.cli:thirdparty"})
-    MODELS = "judge.methods.blind_random.models"
-    PROTOCOL = "judge.methods.blind_random.other_judges"
-    KEPT_BY_VARIANT = ("third_party",)  # the third party does not depend on the powers
-    REMINDED_STATE = "bidding"
-    REMINDER = "blind_random/reminder.txt.j2"
-    DAILY_NOTICE = True  # its master hears once a day whom the protocol waits for
-    BLIND = True  # the web shows no power beside a player, nor the record
-    RESTART_HINT = " To run the blinding protocol again as a fresh round, send RERUN"
+class _Blinding(AssignmentCapability):
+    """Powers drawn by the protocol: its reminders, LIST and roster changes."""
 
-    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
-        return f"blinding protocol, third party {params.get('third_party') or '(not set: SET THIRDPARTY)'}"
+    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Player, dict]] | None:
+        """The players the protocol waits for, each with what their reminder says."""
+        from judge.methods.blind_random import runs
 
-    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
-        return self.engine().replay(data, seed)  # the blinding protocol's GM side
+        run = runs.gm_run(session, game)
+        if run is None:
+            return []
+        step, players = runs.awaited(run)
+        waiting = set(players)
+        third_party = run.third_party
+        return [(p, {"step": step, "third_party": third_party})
+                for p in game.players if p.status == "active" and p.address in waiting]
+
+    def roster_changed(self, ctx: MailContext, game: Game, old: Player | None = None,
+                       new: Player | None = None) -> str:
+        from judge.methods.blind_random.eml_blinding import roster_changed
+
+        return roster_changed(ctx, game)
+
+    def list_view(self, ctx: MailContext, game: Game, master: bool) -> dict | None:
+        from judge.methods.blind_random.eml_blinding import list_view
+
+        return list_view(ctx, game, master)
+
+
+class _OtherJudges(ProtocolCapability):
+    """The protocol with the third party's judge runs the game's life cycle:
+    START sends the blinded powers, the deadline only tells the master."""
 
     def begin(self, session: Session, config: Config, now: datetime, game: Game) -> str | None:
         from judge.commands.eml_start import tell_observers
@@ -96,28 +102,32 @@ class BlindRandom(Method):
                waiting=waiting)
         return f"{game.name}: the master was told whom the blinding protocol waits for"
 
-    def not_in_yet(self, session: Session, game: Game) -> list[tuple[Any, dict]] | None:
-        """The players the protocol waits for, each with what their reminder says."""
-        from judge.methods.blind_random import runs
 
-        run = runs.gm_run(session, game)
-        if run is None:
-            return []
-        step, players = runs.awaited(run)
-        waiting = set(players)
-        third_party = run.third_party
-        return [(p, {"step": step, "third_party": third_party})
-                for p in game.players if p.status == "active" and p.address in waiting]
+class BlindRandom(Method):
+    NAME = "blind-random"
+    HELP_ALIASES = ("blinding",)
+    ENGINE = "judge.methods.blind_random.engine"
+    COMMANDS = ("judge.methods.blind_random.eml_blinding",)
+    GRAMMAR = "blind_random.lark"
+    SYNTAX = "judge.methods.blind_random.syntax"
+    COMMAND_WORDS = ("blinded", "blind", "blindlist", "blinds", "thirdparty", "listreceived", "blindsin",
+                     "finalsent", "claim", "waiting", "trace", "traced", "rerun", "closeround")
+    CLI = MappingProxyType({"blind": "judge.methods.blind_random.cli:blind",
+                            "thirdparty": "judge.methods.blind_random.cli:thirdparty"})
+    MODELS = "judge.methods.blind_random.models"
+    ASSIGNMENT = _Blinding(reminders=Reminders("bidding", "blind_random/reminder.txt.j2"),
+                           kept_by_variant=("third_party",))  # the third party does not depend on the powers
+    # The third party's protocol with other judges; its master hears once a
+    # day whom the protocol waits for.
+    THIRD_PARTIES = _OtherJudges("judge.methods.blind_random.other_judges", notices_daily=True,
+                                 restart_hint=" To run the blinding protocol again as a fresh round, send RERUN")
+    BLIND = True  # the web shows no power beside a player, nor the record
 
-    def roster_changed(self, ctx: Any, game: Game, old: Any = None, new: Any = None) -> str:
-        from judge.methods.blind_random.eml_blinding import roster_changed
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        return f"blinding protocol, third party {params.get('third_party') or '(not set: SET THIRDPARTY)'}"
 
-        return roster_changed(ctx, game)
-
-    def list_view(self, ctx: Any, game: Game, master: bool) -> dict | None:
-        from judge.methods.blind_random.eml_blinding import list_view
-
-        return list_view(ctx, game, master)
+    def replay(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
+        return self.engine().replay(data, seed)  # the blinding protocol's GM side
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":
@@ -129,12 +139,6 @@ class BlindRandom(Method):
                     f"takes over no power by its letter. Write to its master ({game.gm_address}), who "
                     f"can REPLACE a player")
         return None
-
-    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
-        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
-        from judge.notices import send_digest
-
-        return send_digest(session, config, now, game)
 
 
 METHOD = BlindRandom()

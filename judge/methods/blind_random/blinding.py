@@ -5,7 +5,7 @@ whose beginning is cut and was reconstructed) lets a GM hand out powers at
 random in a blind game so that no player learns another's power, the GM
 cannot bias who gets which power, and everybody can check the result.
 
-Its pure parts, one name for all of them (what judge.methods.blinding was):
+Its pure parts, one name for all of them:
 digit arithmetic without carry and message formats (digits.py), the two
 state machines a mail shell drives, `GMState` (the judge as GM, gm_side.py)
 and `ThirdPartyState` (the judge as third party, third_party.py), the GM's

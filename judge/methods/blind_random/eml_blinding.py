@@ -20,6 +20,7 @@ from judge.games import deadline_ahead, find_game, notify, set_state
 from judge.methods.blind_random import blinding, runs, syntax
 from judge.methods.blind_random.engine import NAME, final_key_commitment, final_stream, replay
 from judge.methods.blind_random.models import BlindRun
+from judge.methods.blind_random.settings import blinding_settings
 from judge.rng import DrawStream
 from judge.store.models import Game, Resolution
 from judge.wording import plural
@@ -261,7 +262,7 @@ def _third_party_start(ctx: Context, node: syntax.Blinding) -> str:
     if run is None:
         if ctx.sender.casefold() == ctx.config.address.casefold():
             raise CommandRejected("this judge cannot be its own third party")
-        trusted = ctx.sender.casefold() in ctx.config.trusted_judges
+        trusted = ctx.sender.casefold() in blinding_settings(ctx.config).trusted_judges
         if not trusted and runs.pending_request(ctx.session, ctx.sender) is not None:
             # One waiting request per sender, whatever the game: a stranger
             # cannot fill the store or the moderators' mailbox with them.

@@ -1,5 +1,5 @@
 """What the shell asks of blind-random's protocol with other judges (its
-Method's PROTOCOL; judge.methods.interface): which mail lines one judge
+Method's THIRD_PARTIES; judge.methods.interface): which mail lines one judge
 sends another, and this judge's runs as the third party of other judges'
 games, which have no row in `games`, for `judge games` and `judge log`."""
 

@@ -25,9 +25,10 @@ the rest only when a hook runs.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import LiveMethod
+from judge.methods.interface import LiveCapability, LiveMethod
 
 if TYPE_CHECKING:
     from judge.store.models import Game
@@ -42,8 +43,8 @@ class Lui(LiveMethod):
     ENGINE = "judge.methods.lui.engine"
     RESULTS = "results/lui"
     REPLAY = "judge.methods.lui.replay"
-    LIVE = "judge.methods.lui.live"
-    STARTS_AT_DEADLINE = False  # the GM's START opens the pregame
+    LIVE_GAME = LiveCapability("judge.methods.lui.live")  # its pure hooks; the GM's START opens the pregame
+    CLI = MappingProxyType({"lui": "judge.methods.lui.cli:lui"})  # `judge lui ...`
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
         from judge.methods.lui.engine import ParamError, params_from

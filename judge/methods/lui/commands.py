@@ -107,6 +107,9 @@ _EXPECTED = {
     "HOURS": "a number of hours",
     "COUNT_SETTING": "CHIPS or PLAYERS",
     "DEADLINE_OF": "EC or GIFT",
+    "DURATION_OF": "PREGAME or QUIET",
+    "BOARD_MODE": "BID, DIGEST or NONE",
+    "DURATION": "a duration (like 6h, 2d or 90m)",
     "STANDING": "GARNETS or PRIORITY",
     "NAME": "a player's name",
     "$END": "the end of the line",
@@ -179,6 +182,16 @@ class _ToSettings(Transformer):
     def set_deadline(self, c):
         return SetSetting(_SETTING_KEYS[str(c[0]).upper()], float(c[1]))
 
+    def set_duration(self, c):
+        text = str(c[1]).lower()
+        unit = text[-1] if text[-1] in "mhd" else "h"
+        number = float(text.rstrip("mhd"))
+        hours = number / 60 if unit == "m" else number * 24 if unit == "d" else number
+        return SetSetting(f"{str(c[0]).lower()}_hours", hours)
+
+    def set_board_mails(self, c):
+        return SetSetting("board_mails", str(c[0]).lower())
+
     def set_standing(self, c):
         return SetSetting(_SETTING_KEYS[str(c[0]).upper()], int(c[2]), who=str(c[1]))
 
@@ -189,7 +202,7 @@ def _settings_parser() -> Lark:
 
 
 _SETTINGS = ("a setting (SET PRESET, SET PLAYERS, SET TIMER, SET CHIPS, SET CHIP PRICE, SET GARNETS, "
-             "SET PRIORITY, SET EC DEADLINE, SET GIFT DEADLINE, SET PRIZE)")
+             "SET PRIORITY, SET EC DEADLINE, SET GIFT DEADLINE, SET PRIZE, SET PREGAME, SET QUIET, SET BOARDMAIL)")
 
 
 def parse_setting(text: str, line_no: int = 1) -> SetSetting | SetPrize:

@@ -29,6 +29,8 @@ templates/lui/.
 from __future__ import annotations
 
 import logging
+import re
+from dataclasses import replace
 from datetime import datetime, timedelta
 from typing import Any, Iterable, Mapping
 
@@ -47,16 +49,24 @@ from judge.methods.lui.commands import (
     ShowBoard,
     ReplacePlayer,
     parse_line,
+    parse_setting,
 )
 from judge.methods.lui.engine import GM, Event, State
 from judge.methods.lui.persist import from_json, to_json
 
 EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine time
+DIGEST_HOURS = 1  # SET BOARDMAIL DIGEST: the board at most once an hour
 _OWN_WORDS = {"BID", "BUY", "BOARD", "EC", "GIVE"}
 # The GM's settings (before START), each a Settings field or the game's own.
 _SETTINGS = {"PRESET", "TIMER", "CHIPS", "CHIP", "GARNETS", "PRIORITY", "PLAYERS", "PRIZE", "BOARD", "EC", "GIFT",
-             "GIFTS"}
+             "GIFTS", "PREGAME", "QUIET", "BOARDMAIL"}
 
+
+# What FOR player does not enter, and how the refusal names it.
+_NOT_FOR = {Buy: "BUY", ChooseEc: "EC", SetBoardMail: "SET BOARD MAIL"}
+
+# Its players take seats of their own, not a variant's powers (interface.plays_variant).
+PLAYS_VARIANT = False
 
 words, _w = template_words("lui/words.j2")  # every reply and notice line
 
@@ -77,6 +87,11 @@ class Live:
         # Every command the engine was given, as a replay reads it ({at,
         # player (None: the GM), text}): the input of the final record.
         self.log: list[dict[str, Any]] = list(data.get("log", []))
+        # The board digest waiting to go out (SET BOARDMAIL DIGEST): when, and
+        # to whom (names whose board changed since the last one).
+        digest = data.get("digest")
+        self.digest_at = datetime.fromisoformat(digest["at"]) if digest else None
+        self.digest_to: list[str] = list(digest["to"]) if digest else []
 
     @classmethod
     def of(cls, game: GameView) -> Live:
@@ -108,8 +123,11 @@ class Live:
         """The state and its next tick, into the outcome the driver stores."""
         out.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
                             "names": self.address, "log": self.log}
+        if self.digest_at is not None:
+            out.method_state["digest"] = {"at": self.digest_at.isoformat(), "to": self.digest_to}
         t = engine.next_tick(self.state)
-        out.next_tick = None if t is None else self.moment(t)
+        ticks = [x for x in (None if t is None else self.moment(t), self.digest_at) if x is not None]
+        out.next_tick = min(ticks) if ticks else None
         return out
 
 
@@ -186,7 +204,7 @@ def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
     text = line.strip()
     if game.state == "forming":
         if gm and text.split()[0].upper() == "SET":
-            return _setting(game, text)
+            return _setting(game, text, number)
         return rejected(_w("not_started", game=game, gm=gm))
     if game.method_state is None:
         return rejected(_w("not_running", game=game))
@@ -196,6 +214,11 @@ def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
         if gm and text.split()[0].upper() == "SET":
             return rejected(_w("too_late_to_set", game=game))
         return rejected(err.render())
+    if actor.for_player and type(command_) in _NOT_FOR:
+        # FOR enters a player's bids and ToL gifts (docs/lui.md), never what
+        # spends their garnets or changes their settings (issue 26, point 8);
+        # the EC is the GM's own to choose once its deadline has passed.
+        return rejected(_w("for_enters_only", game=game, line=_NOT_FOR[type(command_)]))
     live = Live.of(game)
     name = GM if gm else live.name_of(actor.player.address)
     if not gm and name is None:
@@ -273,57 +296,61 @@ def roster_changed(game: GameView, old: PlayerView, new: PlayerView | None, at: 
     return out
 
 
-def _setting(game: GameView, text: str) -> Outcome:
+def _setting(game: GameView, text: str, number: int = 1) -> Outcome:
     """The GM's settings before START: SET PRESET F8, SET TIMER 24, SET CHIPS
     20, SET CHIP PRICE 1, SET GARNETS name 2, SET PRIORITY name 3, SET
-    PLAYERS 11, SET PRIZE Z 3 1."""
+    PLAYERS 11, SET PRIZE Z 3 1, SET EC DEADLINE 48, SET GIFT DEADLINE 72.
+    Read by the settings' grammar (commands.parse_setting), so that a number
+    that is no number ("²") is refused with its column instead of crashing
+    int() and the mail with it."""
     w = text.split()
-    key = w[1].upper()
-    raw = game.raw_params
-
-    def number(word: str) -> int | None:
-        return int(word) if word.isdigit() else None
-
-    what: str
-    if key == "PRESET" and len(w) == 3:
-        raw = {k: v for k, v in raw.items() if k in ("garnets", "priority", "players")}
-        raw["preset"] = w[2].upper()
-        what = f"preset {w[2].upper()}"
-    elif key == "TIMER" and len(w) == 3 and _positive(w[2]):
-        raw["timer_hours"] = float(w[2])
-        what = f"each bid's timer {w[2]} h"
-    elif key == "CHIPS" and len(w) == 3 and number(w[2]):
-        raw["starting_chips"] = number(w[2])
-        what = f"starting chips {w[2]}"
-    elif key == "CHIP" and len(w) == 4 and w[2].upper() == "PRICE" and number(w[3]):
-        raw["chip_price"] = number(w[3])
-        what = f"a chip costs {w[3]} garnets"
-    elif key in ("EC", "GIFT", "GIFTS") and len(w) == 4 and w[2].upper() == "DEADLINE" and _positive(w[3]):
-        field = "ec_hours" if key == "EC" else "gift_hours"
-        raw[field] = float(w[3])
-        what = (f"the winner's time to choose the EC {w[3]} h" if key == "EC" else
-                f"the time for the ToL gifts {w[3]} h (then the GM is told who still owes them)")
-    elif key == "PLAYERS" and len(w) == 3 and number(w[2]):
-        raw["players"] = number(w[2])
-        what = f"{w[2]} players"
-    elif key in ("GARNETS", "PRIORITY") and len(w) == 4 and (number(w[3]) is not None or
-                                                            (key == "PRIORITY" and _integer(w[3]))):
-        player = _player(game, w[2])
-        if player is None:
-            return rejected(_w("no_such_player", game=game, name=w[2]))
-        table = dict(raw.get(key.lower()) or {})
-        table[player.address] = int(w[3])
-        raw[key.lower()] = table
-        what = f"{player.address}'s starting {key.lower()} {int(w[3])}"
-    elif key == "PRIZE" and len(w) == 5 and number(w[3]) is not None and number(w[4]) is not None:
-        prizes = dict(raw.get("prizes") or {})
-        prizes[w[2].upper()] = [int(w[3]), int(w[4])]
-        raw["prizes"] = prizes
-        what = f"seat {w[2].upper()}'s prize {w[3]} garnets, {w[4]} priority"
-    elif key == "BOARD":
+    if len(w) > 1 and w[1].upper() == "BOARD":
         return rejected(_w("not_started", game=game, gm=True))
+    try:
+        setting = parse_setting(text, number)
+    except LuiSyntaxError as err:
+        return rejected(f"{err.render()}\n  ({_w('setting_form')})")
+    raw = dict(game.raw_params)
+    what: str
+    if isinstance(setting, SetPrize):
+        prizes = dict(raw.get("prizes") or {})
+        prizes[setting.seat] = [setting.garnets, setting.priority]
+        raw["prizes"] = prizes
+        what = f"seat {setting.seat}'s prize {setting.garnets} garnets, {setting.priority} priority"
+    elif setting.key == "preset":
+        raw = {k: v for k, v in raw.items() if k in ("garnets", "priority", "players", "prizes")}
+        raw["preset"] = setting.value
+        what = f"preset {setting.value}"
+    elif setting.key in ("garnets", "priority"):
+        if setting.key == "garnets" and int(setting.value) < 0:
+            return rejected(_w("setting_form"))
+        player = _player(game, setting.who or "")
+        if player is None:
+            return rejected(_w("no_such_player", game=game, name=setting.who))
+        table = dict(raw.get(setting.key) or {})
+        table[player.address] = int(setting.value)
+        raw[setting.key] = table
+        what = f"{player.address}'s starting {setting.key} {int(setting.value)}"
+    elif setting.key == "board_mails":
+        raw["board_mails"] = setting.value
+        what = _w("board_mails_set", mode=setting.value)
+    elif setting.key in ("pregame_hours", "quiet_hours"):
+        return _duration(game, raw, setting.key, float(setting.value), text.split()[-1])
     else:
-        return rejected(_w("setting_form"))
+        value = setting.value
+        # The old reading's bounds: hours in (0, 10000), counts at least 1
+        # (and not so large that a table of them would never be filled).
+        if setting.key in ("timer_hours", "ec_hours", "gift_hours") and not 0 < float(value) < 10_000:
+            return rejected(_w("setting_form"))
+        if setting.key in ("starting_chips", "players", "chip_price") and not 0 < int(value) <= 1_000_000:
+            return rejected(_w("setting_form"))
+        raw[setting.key] = value
+        shown = text.split()[-1]
+        what = {"timer_hours": f"each bid's timer {shown} h", "starting_chips": f"starting chips {shown}",
+                "chip_price": f"a chip costs {shown} garnets", "players": f"{shown} players",
+                "ec_hours": f"the winner's time to choose the EC {shown} h",
+                "gift_hours": f"the time for the ToL gifts {shown} h (then the GM is told who still owes them)",
+                }[setting.key]
     try:
         params = engine.params_from(raw, len(game.powers))
         warnings = engine.check_params(len(game.powers), params)
@@ -333,15 +360,33 @@ def _setting(game: GameView, text: str) -> Outcome:
     return done(_w("setting_done", what=what, describe=describe(new), warnings=warnings), params=new)
 
 
-def _positive(word: str) -> bool:
+def _duration(game: GameView, raw: dict[str, Any], key: str, hours: float, written: str) -> Outcome:
+    """SET PREGAME / SET QUIET: within the operator's limits (the shortest,
+    [methods.lui] gm_limits, copied into the game at CREATE; at most 30
+    days). A shorter pregame keeps the time between the pregame bids'
+    close and the auction's opening (the seed's hour), as far as it fits."""
     try:
-        return 0 < float(word) < 10_000
-    except ValueError:
-        return False
-
-
-def _integer(word: str) -> bool:
-    return word.lstrip("+-").isdigit()
+        params = engine.params_from(raw, len(game.powers))
+    except engine.ParamError as err:
+        return rejected(str(err))
+    shortest = params.shortest(key)
+    what = "the pregame" if key == "pregame_hours" else "the quiet period (no new valid bid: the game ends)"
+    if not shortest <= hours <= engine.GM_LONGEST:
+        return rejected(_w("duration_range", what=what, written=written, shortest=shortest,
+                           longest=engine.GM_LONGEST))
+    raw[key] = hours
+    if key == "pregame_hours":
+        s = params.settings()
+        gap = s.pregame_hours - s.pregame_bids_hours
+        raw["pregame_bids_hours"] = hours - gap if hours > gap else hours
+    try:
+        params = engine.params_from(raw, len(game.powers))
+        warnings = engine.check_params(len(game.powers), params)
+    except engine.ParamError as err:
+        return rejected(str(err))
+    new = game.with_params(params.as_dict())
+    return done(_w("setting_done", what=f"{what} {written} ({hours:g} h)", describe=describe(new), warnings=warnings),
+                params=new)
 
 
 def _player(game: GameView, written: str) -> PlayerView | None:
@@ -365,15 +410,27 @@ def describe(raw: Mapping[str, Any]) -> str:
     return _w("describe", p=params, s=s, board=s.board.describe())
 
 
+# An engine time in a message ("ended at 0.0456623 h", "closed at -0.015 h"):
+# the engine counts hours from the auction's opening; a player reads UTC.
+_ENGINE_TIME = re.compile(r"(?<![\w.])(-?\d+(?:\.\d+)?(?:e[-+]?\d+)?) h\b")
+
+
+def _shown(live: Live, e: Any) -> Any:
+    """A Rejected or GmWarning with its engine times as the UTC times they
+    are (the engine's own message stays as it was in the record)."""
+    message = _ENGINE_TIME.sub(lambda m: live.when(float(m.group(1))), e.message)
+    return replace(e, message=message)
+
+
 def _reply(live: Live, actor: str | None, command_: Any, events: tuple[Event, ...]) -> tuple[str, str]:
     for e in events:
         if isinstance(e, engine.Rejected) and e.command is command_ and e.player == actor:
-            return "rejected", _w("rejected", e=e)
+            return "rejected", _w("rejected", e=_shown(live, e))
     for e in events:
         if isinstance(e, engine.BidPlaced) and not e.pregame and e.player == actor:
             fee = e.fee
             return "done", _w("bid_placed", e=e, ends=live.when(e.ends_at), fee=fee,
-                              left=live.state.chips_left(actor))
+                              left=live.state.chips_left(actor), live=live)
         if isinstance(e, engine.PregameBidTaken):
             return "done", _w("pregame_bid", e=e, opens=live.when(0.0))
         if isinstance(e, engine.ChipsBought):
@@ -406,6 +463,10 @@ def tick(game: GameView, now: datetime, at: datetime) -> Outcome:
     live.state, events = engine.tick(live.state, until)
     out = live.save(Outcome())
     _dispatch(out, game, live, events, current=None, scratch=None)
+    if live.digest_at is not None and live.digest_at <= max(now, at):
+        to, live.digest_at, live.digest_to = live.digest_to, None, []
+        _send_board(out, game, live, [n for n in to if n in live.address])
+        live.save(out)
     fired = ", ".join(f"{type(e).__name__} at {live.when(e.at)}" for e in events
                       if not isinstance(e, engine.BoardChanged))
     out.log = f"{game.name}: {fired or 'nothing due'}"
@@ -440,6 +501,10 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
 
     board_to: list[str | None] = []
     finished = False
+    # A pregame bid outbid by a later one in the same opening is told
+    # "outbid" only, not also "your bid stands" in the same second.
+    outbid = {(e.player, e.seat, e.amount) for e in events if isinstance(e, engine.Outbid)}
+    warnings: list[str] = []
     for e in events:
         _record(out, live, e)
         kind = type(e).__name__
@@ -453,14 +518,14 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
             out.mail([live.address[e.player]], "lui/bought.txt.j2", private=True, live=live, e=e)
         elif isinstance(e, engine.Rejected):
             if getattr(e, "command", None) is not current or current is None:
-                tell([e.player], _w("news_rejected", e=e))  # a pregame bid judged when the auction opens
+                tell([e.player], _w("news_rejected", e=_shown(live, e)))  # a pregame bid judged when the auction opens
         elif isinstance(e, engine.BidPlaced):
-            if e.pregame:
+            if e.pregame and (e.player, e.seat, e.amount) not in outbid:
                 tell([e.player], _w("news_pregame_placed", e=e, ends=live.when(e.ends_at)))
         elif isinstance(e, (engine.PregameBidTaken, engine.BoardMailSet, engine.PrizeSet)):
             pass  # the reply says it
         elif isinstance(e, engine.GmWarning):
-            tell([GM], _w("news_warning", e=e))
+            warnings.append(_shown(live, e).message)
         elif isinstance(e, (engine.EcOverdue, engine.GiftsOverdue)):
             tell([GM], _w("news_" + kind, e=e, live=live))
         elif isinstance(e, engine.GameOver):
@@ -475,13 +540,26 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
                 tell([name], _w("news_give", count=count, eligible=e.eligible, live=live))
         elif isinstance(e, engine.GameFinished):
             finished = True
+            for name, count in e.kept:
+                # ToL nobody may receive stay with their holder: they and the GM are told.
+                tell([name, GM], _w("news_kept", name=name, count=count))
         else:  # AuctionOpened, SeatWon, FeeStarts, BidsCancelled, EcDecided, TolGiven
             tell(everyone + [GM], _w("news_" + kind, e=e, live=live))
+    for item in _merged(warnings):
+        tell([GM], _w("news_warning", message=item))
     for who, items in news.items():
         to = game.gm_address if who is GM else live.address.get(who)
         if to is not None:
             out.mail([to], "lui/news.txt.j2", live=live, items=items)
-    if board_to:
+    mode = _board_mode(game)
+    if board_to and mode == "digest":
+        # One board an hour at most, to those whose board changed since the last.
+        moment = live.moment(max(e.at for e in events if isinstance(e, engine.BoardChanged)))
+        if live.digest_at is None:
+            live.digest_at = moment + timedelta(hours=DIGEST_HOURS)
+        live.digest_to.extend(n for n in board_to if n not in live.digest_to)
+        live.save(out)
+    elif board_to and mode == "bid":
         if scratch is not None:
             # Once a mail, after its last line (end_of_mail): two bids in a mail, one board.
             pending = scratch.setdefault("board", [])
@@ -489,7 +567,32 @@ def _dispatch(out: Outcome, game: GameView, live: Live, events: tuple[Event, ...
         else:
             _send_board(out, game, live, board_to)
     if finished:
+        live.digest_at, live.digest_to = None, []  # the final standings say it all
+        live.save(out)
         _finish(out, game, live)
+
+
+_TIED = " are tied in priority now and in every earlier standing known"
+
+
+def _merged(warnings: list[str]) -> list[str]:
+    """The GM's notes of one moment, each once; the priority ties the seed
+    has no rule for in one note (the engine notes each tied group as the
+    order is built, a..h then b..h then c..h: eleven notes at an F11
+    pregame's opening), naming the groups no other group holds."""
+    ties = [tuple(w.split(_TIED)[0].split(", ")) for w in warnings if _TIED in w]
+    out = list(dict.fromkeys(w for w in warnings if _TIED not in w))
+    widest = [g for g in dict.fromkeys(ties) if not any(set(g) < set(o) for o in ties)]
+    if widest:
+        out.insert(0, _w("news_ties", groups=[", ".join(g) for g in widest]))
+    return out
+
+
+def _board_mode(game: GameView) -> str:
+    try:
+        return engine.params_from(game.raw_params, len(game.powers)).board_mode
+    except engine.ParamError:
+        return "bid"
 
 
 def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
@@ -514,6 +617,22 @@ def public_board(game: GameView, names: Mapping[str, str]) -> dict | None:
     # The picture only when asked: the page polls the text every few seconds.
     return {"text": render.board_text(view, shown, opens_at=live.opens_at),
             "png": lambda: render.board_png(view, shown, opens_at=live.opens_at)}
+
+
+def names_in_game(game: GameView) -> dict[str, str]:
+    """name in the game -> address, for the players still in and those who
+    left (the record names all of them): the web shows public names."""
+    live = Live.of(game)
+    out = {}
+    for p in game.players:
+        if p.status == "observer":
+            continue
+        local = p.address.split("@", 1)[0].casefold()
+        for name in (local, p.address.casefold()):
+            if name in {q.name for q in live.state.start} | {q.name for q in live.state.players}:
+                out.setdefault(name, p.address)
+    out.update(live.address)
+    return out
 
 
 def list_view(game: GameView) -> dict | None:
@@ -611,6 +730,14 @@ def _store_record(out: Outcome, game: GameView, live: Live) -> None:
 def _finish(out: Outcome, game: GameView, live: Live) -> None:
     result = record(live)
     out.state = "resolved"
+    # The seats won, in the players' power column (the web page and LIST of
+    # a finished game: "Seat Z", not "Power: -").
+    won: dict[str, list[str]] = {}
+    for seat, row in sorted((result.get("seats") or {}).items()):
+        winner = row.get("winner") if isinstance(row, Mapping) else None
+        if winner in live.address:
+            won.setdefault(live.address[winner], []).append(seat)
+    out.powers = {a: ", ".join(seats) for a, seats in won.items()}
     _store_record(out, game, live)
     for name, address in [*live.address.items(), (None, game.gm_address)]:
         out.mail([address], "results/lui/player.txt.j2", kind="result", result=result, you=name, when=live.when)

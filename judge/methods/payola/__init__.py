@@ -19,9 +19,9 @@ docs/payola.md.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import LiveMethod
+from judge.methods.interface import LiveCapability, LiveMethod, Reminders
 
 if TYPE_CHECKING:
     from judge.store.models import Game
@@ -34,12 +34,14 @@ class Payola(LiveMethod):
     ENGINE = "judge.methods.payola.settings"
     RESULTS = "results/payola"
     REPLAY = "judge.methods.payola.replay"
-    LIVE = "judge.methods.payola.live"
-    STARTS_AT_DEADLINE = False  # the GM's START, when the seven have joined
-    REMINDED_STATE = "bidding"  # each phase's deadline waits on sheets or orders (live.not_in_yet)
-    REMINDER = "payola/reminder.txt.j2"
     HOW_TO_SUBMIT = "by offer sheets (lines like 4 : A PAR - BUR); see HELP payola"
-    RESTART_HINT = " A Payola game runs phase by phase: PROCESS plays the current phase now."
+    # Its pure hooks (commands.py answers `claims`, lighter than live.py and
+    # its engine); the GM's START, when the seven have joined. Each phase's
+    # deadline waits on sheets or orders (live.not_in_yet).
+    LIVE_GAME = LiveCapability(
+        "judge.methods.payola.live", claims_module="judge.methods.payola.commands",
+        reminders=Reminders("bidding", "payola/reminder.txt.j2"),
+        restart_hint=" A Payola game runs phase by phase: PROCESS plays the current phase now.")
 
     def resolve_file(self, data: dict[str, Any], seed: bytes) -> dict[str, Any]:
         # Not a whole game's log: payola-core's file of one movement phase.
@@ -47,10 +49,11 @@ class Payola(LiveMethod):
 
         return resolve_file(data, seed)
 
-    def claims(self, line: str) -> bool:
-        from judge.methods.payola.commands import claims  # lighter than live.py and its engine
-
-        return claims(line)
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        """One player a power, less the powers the GM's SET DUMMY leaves to
+        civil disorder (DPjudge's DUMMY powers)."""
+        dummies = raw.get("dummies") or []
+        return U - len(dummies) if isinstance(dummies, (list, tuple)) else U
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "TAKEOVER":

@@ -36,7 +36,7 @@ from judge.methods.payola import commands as cmd
 from judge.methods.payola import game as pg
 from judge.methods.payola import ledger as ledgers
 from judge.methods.payola.commands import claims  # noqa: F401 (the driver's)
-from judge.methods.payola.settings import ParamError, Params, params_from
+from judge.methods.payola.settings import ParamError, Params, params_from, with_setting
 
 
 words, _w = template_words("payola/words.j2")  # every reply line
@@ -91,13 +91,14 @@ def begin(game: GameView, now: datetime, seed: Seed) -> Outcome:
     if not pg.playable(game.variant):
         raise Refusal(_w("not_playable", game=game))
     try:
-        state = pg.new_game(game.variant, params.start_balance)
-    except Exception as err:  # a variant the diplomacy package has no map of
+        state = pg.new_game(game.variant, params.start_balance, params.rules, params.dummies)
+    except Exception as err:  # a variant the diplomacy package has no map of, a dummy no power of it
         raise Refusal(f"?{game.name} cannot start: no Payola on variant {game.variant} ({err})") from err
-    powers = pg.powers(state)
+    powers = [p for p in pg.powers(state) if p not in state.dummies]
     players = sorted(game.active, key=lambda p: p.id)
-    if len(players) != len(powers):
-        raise Refusal(f"?{game.name} needs {len(powers)} players, one a power; it has {len(players)}")
+    if len(players) > len(powers):
+        raise Refusal(_w("too_many_players", game=game, players=len(players), powers=len(powers),
+                         dummies=state.dummies))
     chosen = {a.casefold(): p for a, p in params.powers}
     assigned: dict[str, str] = {}
     for p in players:
@@ -108,20 +109,46 @@ def begin(game: GameView, now: datetime, seed: Seed) -> Outcome:
         if p.address not in assigned:
             left = [x for x in powers if x not in assigned.values()]
             assigned[p.address] = stream.choice(left, what="power", player=p.address)
+    # A power nobody claimed is a dummy (DPjudge's civil disorder) from the start.
+    for power in powers:
+        if power not in assigned.values():
+            state = pg.with_dummy(state, power)
     by_power = {power: address for address, power in assigned.items()}
     out = Outcome(state="bidding", deadline=now + timedelta(hours=params.hours("M")), powers=assigned)
     for d in stream.records():
         out.event("draw", **d)
     save(out, state, by_power)
     _ledger_audit(out, ledgers.Ledger(()), state.ledger)
-    out.event("payola", event="started", players=by_power)
+    out.event("payola", event="started", players=by_power, rules=state.rules.as_dict(), dummies=list(state.dummies))
     svg = _picture(state)
     for power, address in by_power.items():
         _mail(out, game, [address], "payola/start.txt.j2", svg=svg, state=state, power=power,
               balance=state.ledger.balance(power), accept=state.accept[power], letters=pg.letters(state),
-              phase=pg.phase(state), units=_units_of(state, power))
-    out.reply = ("done", _w("started", game=game, players=by_power, phase=pg.phase(state)))
+              phase=pg.phase(state), units=_units_of(state, power), examples=_examples(state, power))
+    out.reply = ("done", _w("started", game=game, players=by_power, phase=pg.phase(state), dummies=state.dummies,
+                            deadline=out.deadline,
+                            rules=state.rules.describe()))
     return out
+
+
+def _examples(state: pg.State, power: str) -> dict[str, Any]:
+    """The start mail's examples in the power's own units and the map's
+    powers (an ancmed player was shown A PAR - BUR and England)."""
+    orders = state.view().get_all_possible_orders()  # location -> the orders the map allows now
+    lines = []
+    for k, unit in enumerate(_units_of(state, power)[:3]):
+        moves = sorted(o for o in orders.get(unit.split()[1], []) if " - " in o and " S " not in o
+                       and " C " not in o and " VIA" not in o)
+        if k == 0 and moves:
+            lines.append(f"4 : {moves[0]}")
+        elif k == 1 and moves:
+            lines.append(f"2 : {moves[0]} | {unit} H")
+        else:
+            lines.append(f"{unit} H")
+    letters = pg.letters(state)
+    other = next((p for p in letters if p != power), power)
+    accept = letters[power] + "".join(letters[p] for p in letters if p != power)[:3] + "?"
+    return {"sheet": lines, "accept": accept, "other": other}
 
 
 def _units_of(state: pg.State, power: str) -> list[str]:
@@ -166,11 +193,22 @@ def command(game: GameView, actor: Actor, number: int, line: str, at: datetime,
     if cmd.is_unit_line(text) and pg.phase_type(state) == "M":
         return _private(_sheet_line(game, state, power, number, text, scratch))
     if cmd.is_unit_line(text) and text[0] in "0123456789!":
-        return _private(rejected(_w("offers_not_now", phase=pg.phase(state), deadline=game.deadline)))
+        # An offer line in a retreat or adjustment phase: a sheet sent early,
+        # kept for the next movement phase (DPjudge's players do this).
+        return _private(_early_sheet_line(game, state, power, number, text, scratch))
     try:
         command_ = cmd.parse_line(text, number)
     except cmd.PayolaSyntaxError as err:
         return _private(rejected(err.render()))
+    if actor.for_player and isinstance(command_, (cmd.SetAccept, cmd.Transfer)):
+        # FOR enters a power's offer sheet and orders, never what moves its
+        # money or its settings (issue 26, point 8).
+        return rejected(_w("for_enters_only", game=game, line=text.split()[0].upper()
+                           + (" ACCEPT" if isinstance(command_, cmd.SetAccept) else "")))
+    if isinstance(command_, (cmd.SetAccept, cmd.Transfer)) and game.deadline is not None and at >= game.deadline:
+        # As a late sheet (issue 26, point 10): stored after the deadline, it
+        # would count in the phase already played; it is refused the same way.
+        return rejected(_w("too_late", phase=pg.phase(state), deadline=game.deadline), private_reply=True)
     if isinstance(command_, cmd.SetAccept):
         return _private(_set_accept(game, state, players, power, command_))
     if isinstance(command_, cmd.Transfer):
@@ -200,34 +238,75 @@ def _pending(scratch: dict[str, Any], kind: str, power: str) -> list[str]:
 
 
 def end_of_mail(game: GameView, scratch: dict[str, Any], at: datetime) -> Outcome | None:
+    """The mail's lines stored as a whole: its sheet (or early sheet) and
+    orders replace what stood, and the reply sums each sheet up in one line
+    (its offers against the balance) instead of a line of words each."""
     pending = scratch.get("pending")
     if not pending or game.method_state is None:
         return None
     state, players = load(game)
     out = Outcome()
+    said = []
     for (kind, power), lines in pending.items():
         if kind == "sheet":
             state = pg.with_sheet(state, power, "\n".join(lines))
+            offered, savings = scratch.get("tally", {}).get(power, (0, 0))
+            said.append(_w("sheet_summary", phase=pg.phase(state), lines=len(lines), offered=offered,
+                           savings=savings, balance=state.ledger.balance(power)))
+        elif kind == "early":
+            state = pg.with_early_sheet(state, power, "\n".join(lines))
+            said.append(_w("early_summary", lines=len(lines), phase=pg.phase(state)))
         else:
             state = pg.with_orders(state, power, lines)
         out.event("payola", event=kind, power=power, phase=pg.phase(state), lines=lines)
+    if said:
+        out.reply = ("done", "\n".join(said))
+    out.private_reply = True
     return save(out, state, players)
 
 
 def _sheet_line(game: GameView, state: pg.State, power: str, number: int, text: str,
                 scratch: dict[str, Any]) -> Outcome:
+    """An offer line of a movement phase, checked at once as payola-core
+    checks a sheet (the game's rules, the power's balance for LIMIT_OFFERS,
+    the dummies for PAY_DUMMIES), named by its line in the mail."""
     from judge.methods.payola import bribes
 
     try:
-        check = bribes.check_sheet(variant=state.variant, units=pg.units(state), power=power, text=text)
+        check = bribes.check_sheet(variant=state.variant, units=pg.units(state), power=power, text=text,
+                                   rules=state.rules, balance=state.ledger.balance(power), dummies=state.dummies,
+                                   first_line=number)
     except bribes.PayolaInputError as err:  # a position payola-core cannot read: no bug of the sender's
         return rejected(_w("offer_refused", reasons=[str(err)]))
     if check.rejected:
         return rejected(_w("offer_refused", reasons=[r.reason for r in check.rejected]))
     lines = _pending(scratch, "sheet", power)
     lines.append(text)
+    _tally(scratch, power, check)
     return done(_w("offer_taken", count=len(lines), phase=pg.phase(state), deadline=game.deadline,
                    savings=check.savings if not check.lines else 0))
+
+
+def _tally(scratch: dict[str, Any], power: str, check: Any) -> None:
+    """What the mail's sheet offers in all, for its one summary line."""
+    offered, savings = scratch.setdefault("tally", {}).get(power, (0, 0))
+    top = sum(p.repeat * p.amount for line in check.lines for p in line.pieces)  # the most it can cost
+    scratch["tally"][power] = (offered + top, savings + check.savings)
+
+
+def _early_sheet_line(game: GameView, state: pg.State, power: str, number: int, text: str,
+                      scratch: dict[str, Any]) -> Outcome:
+    """An offer line sent in a retreat or adjustment phase: what can be
+    checked now is (its syntax, the rules' forms); the sheet is kept for
+    the next movement phase (game.with_early_sheet) and checked against the
+    position then, at that phase's deadline, as every sheet is."""
+    refused = pg.check_early_sheet(state, power, text)
+    if refused:
+        return rejected(_w("offer_refused", reasons=[why.replace("line 1", f"line {number}", 1)
+                                                     for _, why in refused]))
+    lines = _pending(scratch, "early", power)
+    lines.append(text)
+    return done(_w("early_offer_taken", count=len(lines), phase=pg.phase(state)))
 
 
 def _order(game: GameView, state: pg.State, power: str, command_: cmd.Order, scratch: dict[str, Any]) -> Outcome:
@@ -264,7 +343,7 @@ def _transfer(game: GameView, state: pg.State, players: dict[str, str], power: s
     if target is None or target.name not in state.ledger.as_dict():
         return rejected(_w("no_such_power", written=command_.to, game=game))
     try:
-        new = ledgers.transfer(state.ledger, power, target.name, command_.amount, pg.phase(state))
+        new = pg.transfer(state, power, target.name, command_.amount).ledger  # NO_TRANSFER, ONE_TRANSFER...
     except ledgers.LedgerError as err:
         return rejected(_w("transfer_refused", reason=str(err)))
     out = done(_w("transfer_done", amount=command_.amount, to=target.name, balance=new.balance(power)))
@@ -299,6 +378,16 @@ def _setting(game: GameView, command_: Any) -> Outcome:
         what = f"{player.address} plays {power.name}"
     elif isinstance(command_, cmd.Process):
         return rejected(_w("not_running", game=game))
+    elif isinstance(command_, (cmd.SetRules, cmd.SetTax, cmd.SetCap, cmd.SetDummies)):
+        try:
+            raw, what = with_setting(raw, command_)
+        except ParamError as err:
+            return rejected(str(err))
+        if isinstance(command_, cmd.SetDummies):
+            known = {p["name"].casefold(): p["name"] for p in game.powers}
+            unknown = [d for d in command_.powers if d.casefold() not in known]
+            if unknown:
+                return rejected(_w("no_such_power", written=", ".join(unknown), game=game))
     else:
         return rejected(_w("not_started", game=game))
     try:
@@ -341,7 +430,8 @@ def at_deadline(game: GameView, now: datetime, seed: Seed) -> Outcome:
                   input={"method": "payola", "variant": state.variant, "phase": played,
                          "units": report["owners"], "balances": b["balances_before"],
                          "acceptance": b["acceptance"], "sheets": b["sheets"],
-                         "random_order": b["random_order"]},
+                         "random_order": b["random_order"], **state.rules.as_dict(),
+                         "dummies": list(state.dummies)},
                   orders=report["orders"], spent=b["spent"])
     else:
         new, report = pg.adjudicate(state)
@@ -425,6 +515,7 @@ def roster_changed(game: GameView, old: PlayerView, new: PlayerView | None, at: 
         out.reply = ("done", _w("replaced", power=power, address=new.address))
     else:
         del players[power]
+        state = pg.with_dummy(state, power)  # its sheet dropped, its acceptance list '?'
         out.reply = ("done", _w("ejected", power=power))
     save(out, state, players)
     out.event("payola", event="roster", power=power, player=players.get(power))

@@ -6,40 +6,18 @@ judge.methods.preference.eml_preference."""
 
 from __future__ import annotations
 
-from typing import Any, Mapping
+from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import AssignmentCapability, Method, Reminders
+
+if TYPE_CHECKING:
+    from sqlalchemy.orm import Session
+
+    from judge.store.models import Game, Player
 
 
-class Preference(Method):
-    NAME = "preference"
-    ALIASES = ("pref", "preferences", "njudge")
-    ENGINE = "judge.methods.preference.engine"
-    COMMANDS = ("judge.methods.preference.eml_preference",)
-    SUBMITS = "list"
-    HOW_TO_SUBMIT = "by preference lists: send SET PREFERENCE followed by your list, like E[FGR][TAI]"
-    REPLACEMENT_ASKED = ", and asked for a preference list"
-    STARTS_WHEN_FULL = True
-    REMINDED_STATE = "forming"
-    REMINDER = "preference/reminder.txt.j2"
-    TUNABLE = True
-    RESULTS = "results/preference"
-    REPLAY = "judge.methods.preference.replay"
-
-    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
-        p = params
-        mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
-        players = f"{p['players']} players (duplex)" if p.get("players") else f"{U} players"
-        shortcut = ("uncontested first choices first (SHORTCUT)" if p.get("shortcut", False)
-                    else "best total, uncontested first choices break ties")
-        return f"{mode}, {players}, {shortcut}"
-
-    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
-        pref = self.engine()
-        try:
-            return pref.seats(U, pref.params_from(raw, U))
-        except pref.ParamError:
-            return U
+class _Lists(AssignmentCapability):
+    """Lists drawn at START, or when the game is full: SIGNON shows a player's list."""
 
     def refused(self, err: ValueError) -> tuple[int, int, str, str] | None:
         """The solver's TooHard (a tie too big to draw exactly within its
@@ -52,7 +30,7 @@ class Preference(Method):
             return None
         return err.players, err.powers, err.reason, str(err)
 
-    def standing_line(self, session: Any, game: Any, player: Any) -> str:
+    def standing_line(self, session: Session, game: Game, player: Player) -> str:
         """Signing on again shows the player's list as it stands (nJudge)."""
         from judge.methods.preference.eml_preference import describe
         from judge.games import counting_submission
@@ -70,11 +48,34 @@ class Preference(Method):
 
         return f". Your preference list: {describe(stored_list(sub))}"
 
-    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
-        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
-        from judge.notices import send_digest
 
-        return send_digest(session, config, now, game)
+class Preference(Method):
+    NAME = "preference"
+    ALIASES = ("pref", "preferences", "njudge")
+    ENGINE = "judge.methods.preference.engine"
+    COMMANDS = ("judge.methods.preference.eml_preference",)
+    SUBMITS = "list"
+    HOW_TO_SUBMIT = "by preference lists: send SET PREFERENCE followed by your list, like E[FGR][TAI]"
+    RESULTS = "results/preference"
+    REPLAY = "judge.methods.preference.replay"
+    ASSIGNMENT = _Lists(starts_when_full=True, reminders=Reminders("forming", "preference/reminder.txt.j2"),
+                        tunable=True, replacement_asked=", and asked for a preference list",
+                        lists="judge.methods.preference.lists")
+
+    def describe_params(self, params: Mapping[str, Any], U: int) -> str:
+        p = params
+        mode = {"list": "PRFLIST", "both": "PRFBOTH", "random": "PRFRAND"}[p.get("mode", "list")]
+        players = f"{p['players']} players (duplex)" if p.get("players") else f"{U} players"
+        shortcut = ("uncontested first choices first (SHORTCUT)" if p.get("shortcut", False)
+                    else "best total, uncontested first choices break ties")
+        return f"{mode}, {players}, {shortcut}"
+
+    def seats(self, U: int, raw: Mapping[str, Any]) -> int:
+        pref = self.engine()
+        try:
+            return pref.seats(U, pref.params_from(raw, U))
+        except pref.ParamError:
+            return U
 
 
 METHOD = Preference()

@@ -27,9 +27,10 @@ the rest only when a hook runs. docs/pt3.md has the rules as implemented.
 
 from __future__ import annotations
 
+from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Mapping
 
-from judge.methods.interface import LiveMethod
+from judge.methods.interface import LiveCapability, LiveMethod
 
 if TYPE_CHECKING:
     from judge.store.models import Game
@@ -44,16 +45,13 @@ class Pt3(LiveMethod):
     ENGINE = "judge.methods.pt3.engine"
     RESULTS = "results/pt3"
     REPLAY = "judge.methods.pt3.replay"
-    LIVE = "judge.methods.pt3.live"
-    STARTS_AT_DEADLINE = False  # the GM's START, once the balances are set
+    # Its pure hooks (commands.py answers `claims`, lighter than live.py and
+    # its engine); the GM's START, once the balances are set.
+    LIVE_GAME = LiveCapability("judge.methods.pt3.live", claims_module="judge.methods.pt3.commands")
+    CLI = MappingProxyType({"pt3": "judge.methods.pt3.cli:pt3"})  # `judge pt3 ...`
 
     def seats(self, U: int, raw: Mapping[str, Any]) -> int:
         return 2
-
-    def claims(self, line: str) -> bool:
-        from judge.methods.pt3.commands import claims  # lighter than live.py and its engine
-
-        return claims(line)
 
     def refusal(self, command: str, game: Game) -> str | None:
         if command == "PROCESS":

@@ -40,6 +40,9 @@ log = logging.getLogger(__name__)
 _BEFORE_START_ONLY = (engine.SetBalance, engine.SetPlaces, engine.SetSide)
 
 
+# Its players take seats of their own, not a variant's powers (interface.plays_variant).
+PLAYS_VARIANT = False
+
 words, _w = template_words("pt3/words.j2")  # every reply and notice line
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import AssignmentCapability, Method
 
 
 class RandomAssign(Method):
@@ -13,16 +13,10 @@ class RandomAssign(Method):
     ENGINE = "judge.methods.random_assign.engine"
     RESULTS = "results/random"
     REPLAY = "judge.methods.random_assign.replay"
-    DRAWS_AHEAD = False  # one draw a player
+    ASSIGNMENT = AssignmentCapability(draws_ahead=False)  # one draw a player: cheap
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return "every power drawn at random"
-
-    def tick(self, session: Any, config: Any, now: Any, game: Any, at: Any) -> str | None:
-        """The master's daily digest while the game forms (SET NOTICES DAILY)."""
-        from judge.notices import send_digest
-
-        return send_digest(session, config, now, game)
 
 
 METHOD = RandomAssign()

@@ -102,7 +102,7 @@ def cache_dir() -> Path | None:
     else:
         data_dir = _state["data_dir"]
         if data_dir is None:
-            from judge.config import default_data_dir
+            from judge.resources import default_data_dir
 
             data_dir = default_data_dir()
         folder = Path(data_dir).expanduser() / "cache" / "numba"

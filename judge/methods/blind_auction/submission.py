@@ -44,18 +44,6 @@ def check(parts: SubmissionParts, powers: PowerList, params: ba.Params) -> ba.Ch
     return ba.validate(powers, params, parts.entries)
 
 
-def text_at_lines(lines: list[tuple[int, str]]) -> str:
-    """The submission's lines (mail line number, text) as one text in which
-    each stands at its own line number, blank lines filling the gaps (the
-    mail's other commands, its password): parse_text() of it, in the results
-    and in `judge verify`, names every line as the reply to the mail did."""
-    out: list[str] = []
-    for number, line in lines:
-        out.extend([""] * (number - 1 - len(out)))
-        out.append(line)
-    return "\n".join(out)
-
-
 def parse_text(text: str) -> SubmissionParts:
     """Read a submission written as a player would mail it."""
     parts = SubmissionParts()
