@@ -76,7 +76,15 @@ def _utc_suffix(t: str) -> str:
     return t
 
 
+_DAYS = ("Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun")
+_MONTHS = ("Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec")
+
+
 def format_time(when: datetime | None) -> str:
+    """"Sat 01 Mar 2026 12:00 UTC": strftime's "%a %d %b %Y %H:%M UTC" in
+    the C locale (Python's, unless something calls setlocale), written out:
+    strftime took a fifth of a LIST of the games."""
     if when is None:
         return "not set"
-    return when.astimezone(timezone.utc).strftime("%a %d %b %Y %H:%M UTC")
+    u = when.astimezone(timezone.utc)
+    return f"{_DAYS[u.weekday()]} {u.day:02d} {_MONTHS[u.month - 1]} {u.year} {u.hour:02d}:{u.minute:02d} UTC"

@@ -20,10 +20,10 @@ from judge.driver import precompute
 from judge.config import Config
 from judge.methods import get_method, method_of
 from judge.resolution import run_resolution
-from judge.outbox import queue_mail
-from judge.store.lock import lock_game
+from judge.outbox import queue_mail, queue_mails
+from judge.store.lock import write_lock
 from judge.store.models import Entropy, Game, Player, Resolution, Submission
-from judge.templating import render, render_mail
+from judge.templating import render, render_mail, uses
 from judge.variants import PowerList, make_power_list
 
 
@@ -31,6 +31,7 @@ log = logging.getLogger(__name__)
 
 # Built once: every SIGNON and LIST ?game looks a game up by name.
 _GAME_BY_NAME = select(Game).where(func.lower(Game.name) == bindparam("name"))
+_GAME_BY_NAME_LOCKED = _GAME_BY_NAME.with_for_update().execution_options(populate_existing=True)
 
 
 # A session that runs mail sets this in its info: every game it finds is
@@ -49,11 +50,20 @@ def find_game(session: Session, name: str) -> Game | None:
         game = session.get(Game, known[key])
         if game is not None and game.name.casefold() == key:
             return game
-    game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
-    if game is not None and session.info.get(LOCK_GAMES):
-        game = lock_game(session, game.id)
+    if session.info.get(LOCK_GAMES):
+        # Found and locked in one read (judge.store.lock.lock_game's, by name).
+        write_lock(session)
+        game = session.scalars(_GAME_BY_NAME_LOCKED, {"name": key}).first()
+        if game is not None and "players" in game.__dict__:
+            session.expire(game, ["players"])  # read again with the lock held, when next asked
+    else:
+        game = session.scalars(_GAME_BY_NAME, {"name": key}).first()
     if game is not None:
         known[key] = game.id
+        # Held here: the session's identity map keeps objects only while
+        # something else does, and without this every mail of a batch
+        # loaded its game again (the query session.get saves).
+        session.info.setdefault("judge.games.held", {})[game.id] = game
     return game
 
 
@@ -183,14 +193,19 @@ class Standing:
         return "No Preference"
 
 
+# Each player's newest submission and newest valid one, in one query with
+# two small subqueries (this runs for every bid mail, and for each game at a
+# deadline; a game may hold many resubmissions). Built once: SQLAlchemy then
+# skips compiling it again.
+_NEWEST = (select(func.max(Submission.id)).where(Submission.game_id == bindparam("game_id"))
+           .group_by(Submission.player_id))
+_NEWEST_VALID = (select(func.max(Submission.id)).where(Submission.game_id == bindparam("game_id"), Submission.valid)
+                 .group_by(Submission.player_id))
+_STANDING = select(Submission).where(Submission.id.in_(_NEWEST) | Submission.id.in_(_NEWEST_VALID))
+
+
 def standings(session: Session, game: Game) -> list[Standing]:
-    # Each player's newest submission and newest valid one, in two small
-    # queries (this runs for every bid mail; a game may hold many resubmissions).
-    newest = select(func.max(Submission.id)).where(Submission.game_id == game.id).group_by(Submission.player_id)
-    newest_valid = (select(func.max(Submission.id)).where(Submission.game_id == game.id, Submission.valid)
-                    .group_by(Submission.player_id))
-    rows = {s.id: s for s in session.scalars(
-        select(Submission).where(Submission.id.in_(newest) | Submission.id.in_(newest_valid)))}
+    rows = {s.id: s for s in session.scalars(_STANDING, {"game_id": game.id})}
     latest: dict[int, Submission] = {}
     counting: dict[int, Submission] = {}
     for sub_id in sorted(rows):
@@ -204,12 +219,15 @@ def standings(session: Session, game: Game) -> list[Standing]:
     return [Standing(p, latest.get(p.id), counting.get(p.id), bids) for p in active_players(game)]
 
 
+_COUNTING = (select(Submission).where(Submission.game_id == bindparam("game_id"),
+                                      Submission.player_id == bindparam("player_id"), Submission.valid)
+             .order_by(Submission.id.desc()).limit(1))
+
+
 def counting_submission(session: Session, game: Game, player: Player) -> Submission | None:
     """The player's list that stands now: the newest valid one (standings()
-    for one player, in one query)."""
-    return session.scalars(select(Submission).where(
-        Submission.game_id == game.id, Submission.player_id == player.id, Submission.valid)
-        .order_by(Submission.id.desc()).limit(1)).first()
+    for one player, in one query, built once)."""
+    return session.scalars(_COUNTING, {"game_id": game.id, "player_id": player.id}).first()
 
 
 def replay_refusal(standing: Submission | None, sent_at: datetime) -> str | None:
@@ -229,18 +247,20 @@ def _to_the_second(when: datetime) -> str:
     return when.astimezone(timezone.utc).strftime("%a %d %b %Y %H:%M:%S UTC")
 
 
-def missing_players(session: Session, game: Game) -> list[Player]:
-    return [s.player for s in standings(session, game) if s.missing]
+def missing_players(session: Session, game: Game, standing: list[Standing] | None = None) -> list[Player]:
+    """`standing`: standings(session, game), when the caller has it already."""
+    return [s.player for s in (standing or standings(session, game)) if s.missing]
 
 
-def resolver_input(session: Session, game: Game) -> dict[str, Any]:
+def resolver_input(session: Session, game: Game, standing: list[Standing] | None = None) -> dict[str, Any]:
     """The game as a `judge resolve` file: replaying it with the recorded
-    seed gives the same result (a moderator's check)."""
+    seed gives the same result (a moderator's check). `standing`:
+    standings(session, game), when the caller has it already."""
     return {
         "method": game.method,
         "powers": list(game.powers),
         "params": game_params(game).as_dict(),
-        "submissions": {s.player.address: s.as_text() for s in standings(session, game)},
+        "submissions": {s.player.address: s.as_text() for s in (standing or standings(session, game))},
     }
 
 
@@ -279,11 +299,12 @@ class Drawn:
     result: dict[str, Any]
 
 
-def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> Drawn:
+def draw_resolution(session: Session, game: Game, seed: bytes | None = None,
+                    standing: list[Standing] | None = None) -> Drawn:
     """Compute the game's resolution without writing anything: a refusal
     (AssignmentRefused) leaves the store and the game untouched."""
     get_method(game.method)  # a game with an unknown method must not get here
-    data = resolver_input(session, game)
+    data = resolver_input(session, game, standing)
     reveal = None
     if seed is None and game.secret_seed:
         seed, entropy = committed_seed(session, game)
@@ -309,7 +330,7 @@ def draw_resolution(session: Session, game: Game, seed: bytes | None = None) -> 
     return Drawn(data, seed, reveal, result)
 
 
-def precompute_resolution(session: Session, game: Game) -> None:
+def precompute_resolution(session: Session, game: Game, standing: list[Standing] | None = None) -> None:
     """The draw of a game with a committed seed, from its submissions as
     they are now (no lock), done here before the transaction that resolves
     it takes the game's lock (judge.driver.precompute); a refusal or an
@@ -317,7 +338,7 @@ def precompute_resolution(session: Session, game: Game) -> None:
     seed draws a fresh one then: nothing to do ahead."""
     if not game.secret_seed:
         return
-    data = resolver_input(session, game)
+    data = resolver_input(session, game, standing)
     seed = committed_seed(session, game)[0]
     session.rollback()  # no transaction, and no snapshot, is held while the draw runs
     try:
@@ -350,12 +371,14 @@ def tell_assignment_delayed(session: Session, config: Config, now: datetime, gam
 
 
 def resolve_game(session: Session, config: Config, game: Game, now: datetime,
-                 seed: bytes | None = None, drawn: Drawn | None = None) -> Resolution:
+                 seed: bytes | None = None, drawn: Drawn | None = None,
+                 standing: list[Standing] | None = None) -> Resolution:
     """Resolve the game now and queue the results to everybody at once.
     `drawn`: the resolution draw_resolution computed already (else it is
-    computed here; AssignmentRefused then comes before any write)."""
+    computed here; AssignmentRefused then comes before any write).
+    `standing`: standings(session, game), read under the game's lock."""
     if drawn is None:
-        drawn = draw_resolution(session, game, seed)
+        drawn = draw_resolution(session, game, seed, standing)
     data, seed, reveal, result = drawn.data, drawn.seed, drawn.reveal, drawn.result
     resolution = Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
                             result=result, reveal=reveal, created_at=now)
@@ -380,20 +403,29 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
                docs_url=config.docs_url,
                bbcode=render(f"{folder}/forum.bbcode.j2", game=game, result=result, names=names,
                              powers=power_list(game)))
+    # What every mail of the game says is rendered once (results.txt.j2),
+    # not once per recipient: at a deadline of many games it was most of the
+    # time of the pass (issue 29).
+    results = {False: render(f"{folder}/results.txt.j2", master=False, **ctx)}
+    results[True] = (render(f"{folder}/results.txt.j2", master=True, **ctx)
+                     if uses(f"{folder}/results.txt.j2", "master") else results[False])
+    mails = []
+
+    def mail(to: str, subject: str, body: str) -> None:
+        mails.append(dict(to=[to], subject=subject, body=body, kind="result", game_id=game.id,
+                          attachments=attachment))
+
     for p in active_players(game):
-        subject, body = render_mail(f"{folder}/player.txt.j2", player=p, **ctx)
-        queue_mail(session, config, now, to=[p.address], subject=subject, body=body, kind="result",
-                   game_id=game.id, attachments=attachment)
-    subject, body = render_mail(f"{folder}/master.txt.j2", **ctx)
-    queue_mail(session, config, now, to=[game.gm_address], subject=subject, body=body, kind="result",
-               game_id=game.id, attachments=attachment)
+        mail(p.address, *render_mail(f"{folder}/player.txt.j2", player=p, results=results[False], **ctx))
+    ctx["results"] = results[True]
+    mail(game.gm_address, *render_mail(f"{folder}/master.txt.j2", **ctx))
     # Observers get what all may read: the master's results, without the
     # master's forum post to paste (one mail each: observers' addresses are
     # not shared).
     subject, body = render_mail(f"{folder}/master.txt.j2", observer=True, **ctx)
     for o in observers(game):
-        queue_mail(session, config, now, to=[o.address], subject=subject, body=body, kind="result",
-                   game_id=game.id, attachments=attachment)
+        mail(o.address, subject, body)
+    queue_mails(session, config, now, mails)  # one INSERT for them all
     return resolution
 
 

@@ -52,6 +52,9 @@ from judge.wording import plural
 log = logging.getLogger(__name__)
 
 _INSERT = OutboxMessage.__table__.insert()
+# Several rows, their ids in the order of the rows (SQLAlchemy's
+# "insertmanyvalues": one statement, on SQLite as on PostgreSQL).
+_INSERT_MANY = _INSERT.returning(OutboxMessage.__table__.c.id, sort_by_parameter_order=True)
 
 
 def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[str], subject: str,
@@ -64,22 +67,40 @@ def queue_mail(session: Session, config: Config, now: datetime, *, to: Sequence[
     game here), for its log. `private` (and every mail of kind "token"): for
     its recipients' eyes only, marked so for the transport (a transport that
     publishes, a forum's, keeps it to them: judge/transports/base.py)."""
-    message_id = make_message_id(config.domain, uuid.uuid4().hex)
-    private = private or kind == "token"
-    raw = compose(sender=config.address, sender_name=config.name, to=list(to), subject=subject, body=body,
-                  message_id=message_id, date=now, in_reply_to=in_reply_to,
-                  references=[in_reply_to] if in_reply_to else (), attachments=attachments,
-                  extra_headers=private_header(private))
-    # A plain INSERT, built once, not an ORM object: a backlog queues one
-    # reply per mail.
-    row_id = session.connection().execute(_INSERT, {
-        "message_id": message_id, "envelope_from": config.address, "recipients": list(to), "subject": subject,
-        "raw": raw, "kind": kind, "status": "queued", "attempts": 0, "created_at": now, "next_attempt_at": now,
-        "game_id": game_id, "inbound_id": inbound_id}).inserted_primary_key[0]
-    audit.record(session, now, "outbound", game_id=game_id, inbound_id=inbound_id, outbox_id=row_id,
-                 to=list(to), subject=subject, mail_kind=kind, message_id=message_id,
-                 **({"run": run_id} if run_id is not None else {}))
-    return row_id
+    return queue_mails(session, config, now, [dict(
+        to=to, subject=subject, body=body, kind=kind, game_id=game_id, inbound_id=inbound_id,
+        in_reply_to=in_reply_to, attachments=attachments, run_id=run_id, private=private)])[0]
+
+
+def queue_mails(session: Session, config: Config, now: datetime, mails: Sequence[dict]) -> list[int]:
+    """Put several mails in the outbox (each a dict of queue_mail's keyword
+    arguments) in one INSERT: one round trip to the store for a game's
+    results to all its players. Their row ids, in order."""
+    rows, logged = [], []
+    for m in mails:
+        to, subject, kind = list(m["to"]), m["subject"], m["kind"]
+        game_id, inbound_id, in_reply_to = m.get("game_id"), m.get("inbound_id"), m.get("in_reply_to")
+        message_id = make_message_id(config.domain, uuid.uuid4().hex)
+        private = m.get("private", False) or kind == "token"
+        raw = compose(sender=config.address, sender_name=config.name, to=to, subject=subject, body=m["body"],
+                      message_id=message_id, date=now, in_reply_to=in_reply_to,
+                      references=[in_reply_to] if in_reply_to else (), attachments=m.get("attachments", ()),
+                      extra_headers=private_header(private))
+        rows.append({"message_id": message_id, "envelope_from": config.address, "recipients": to,
+                     "subject": subject, "raw": raw, "kind": kind, "status": "queued", "attempts": 0,
+                     "created_at": now, "next_attempt_at": now, "game_id": game_id, "inbound_id": inbound_id})
+        run_id = m.get("run_id")
+        logged.append(dict(game_id=game_id, inbound_id=inbound_id, to=to, subject=subject, mail_kind=kind,
+                           message_id=message_id, **({"run": run_id} if run_id is not None else {})))
+    # A plain INSERT, built once, not ORM objects: a backlog queues one
+    # reply per mail, a deadline a mail per player of every game.
+    if len(rows) == 1:
+        ids = [session.connection().execute(_INSERT, rows[0]).inserted_primary_key[0]]
+    else:
+        ids = list(session.connection().execute(_INSERT_MANY, rows).scalars())
+    for row_id, data in zip(ids, logged):
+        audit.record(session, now, "outbound", outbox_id=row_id, **data)
+    return ids
 
 
 # How long a claim holds unless its sender renews it; renewed when a

@@ -123,9 +123,17 @@ def _reminders_sent(session: Session, game_ids: list[int]) -> dict[int, list[tup
     return sent
 
 
+# Games whose timed work shares one transaction (one commit: SQLite's
+# fsync, PostgreSQL's round trips) when many are due at once, as at the
+# deadline of many games. Each game's state and its mails still commit
+# together; the heavy part of each is worked out ahead, outside the
+# transaction, for the whole group (at most judge.driver.precompute's _KEEP).
+GROUP = 25
+
+
 def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list[str]:
     """Handle every game whose deadline has passed, and the reminders due;
-    one transaction each."""
+    in groups of up to GROUP games a transaction, each game under its lock."""
     with sessions() as s:
         # What a mail asked (START, PROCESS, a full game) first, then the clock's.
         work = [(handle_job, i) for i in due_jobs(s)]
@@ -133,32 +141,78 @@ def tick(sessions: sessionmaker[Session], config: Config, now: datetime) -> list
         work += [(method_tick, i) for i in due_ticks(s, now)]
         work += [(blind_notice, i) for i in due_blind_notices(s, now)]
         work += [(partial(send_reminders, hours=h), i) for i, h in due_reminders(s, config, now)]
-    done = []
-    for handle, game_id in work:
-        if handle in (handle_deadline, handle_job):
-            _precompute(sessions, game_id, now)
-
-        def run(handle=handle, game_id=game_id) -> str | None:
-            with sessions.begin() as s:
-                return handle(s, config, game_id, now)
-
-        try:
-            outcome = retrying(run, f"game {game_id}'s timed work")
-        except Exception as err:
-            if is_transient(err):
-                # The store went away (a restart, a failover): no bug of the
-                # game's; the next pass does it.
-                log.warning("game %s: its timed work waits for the store (%s)", game_id, type(err).__name__)
+    done: list[str] = []
+    for group in _groups(work):
+        for handle, game_id in group:
+            if handle in (handle_deadline, handle_job):
+                _precompute(sessions, game_id, now)
+        if len(group) > 1:
+            outcomes = _together(sessions, config, now, group)
+            if outcomes is not None:
+                done += _logged(outcomes)
                 continue
-            quarantine_game(sessions, config, now, game_id, traceback.format_exc())
-            log.error("game %s: its deadline's work met a bug; the game is set aside as stuck", game_id)
-            done.append(f"game {game_id}: stuck")
-            continue
+        for handle, game_id in group:
+            done += _alone(sessions, config, now, handle, game_id)
+    return done
+
+
+def _groups(work: list) -> list[list]:
+    """The work in groups of up to GROUP, a game at most once in a group (a
+    second handler of a game, as a reminder after its job, sees the first's
+    writes committed, as it always did)."""
+    groups: list[list] = []
+    seen: set[int] = set()
+    for item in work:
+        if not groups or len(groups[-1]) >= GROUP or item[1] in seen:
+            groups.append([])
+            seen = set()
+        groups[-1].append(item)
+        seen.add(item[1])
+    return groups
+
+
+def _together(sessions: sessionmaker[Session], config: Config, now: datetime, group: list) -> list | None:
+    """The group's work in one transaction; None if any of it failed (a bug
+    or a fault of the store): nothing of it is then written, and each game
+    is done again alone (_alone), in its own transaction and failure domain."""
+    try:
+        with sessions.begin() as s:
+            return [handle(s, config, game_id, now) for handle, game_id in group]
+    except Exception as err:  # noqa: BLE001 - each game is tried again alone, which reports it
+        log.info("%d games' timed work did not commit together (%s); each is done alone", len(group),
+                 type(err).__name__)
+        return None
+
+
+def _logged(outcomes: list) -> list[str]:
+    done = []
+    for outcome in outcomes:
         if outcome:
             # For the operator: what each deadline (or reminder) did.
             log.info("deadline: %s", outcome)
             done.append(outcome)
     return done
+
+
+def _alone(sessions: sessionmaker[Session], config: Config, now: datetime, handle, game_id: int) -> list[str]:
+    """One game's timed work in a transaction of its own, tried again after
+    a fault of the store; a bug sets the game aside as stuck."""
+    def run() -> str | None:
+        with sessions.begin() as s:
+            return handle(s, config, game_id, now)
+
+    try:
+        outcome = retrying(run, f"game {game_id}'s timed work")
+    except Exception as err:
+        if is_transient(err):
+            # The store went away (a restart, a failover): no bug of the
+            # game's; the next pass does it.
+            log.warning("game %s: its timed work waits for the store (%s)", game_id, type(err).__name__)
+            return []
+        quarantine_game(sessions, config, now, game_id, traceback.format_exc())
+        log.error("game %s: its deadline's work met a bug; the game is set aside as stuck", game_id)
+        return [f"game {game_id}: stuck"]
+    return _logged([outcome])
 
 
 def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) -> None:
@@ -174,6 +228,8 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
             if game is None or game.state == STUCK:
                 return
             method = method_of(game)
+            if method.ASSIGNMENT is not None and not method.ASSIGNMENT.draws_ahead:
+                return  # drawn under the lock at once: cheap
             if game.job is not None:
                 if method.ASSIGNMENT is not None:
                     precompute_resolution(s, game)
@@ -184,8 +240,10 @@ def _precompute(sessions: sessionmaker[Session], game_id: int, now: datetime) ->
                 driver.precompute_deadline(s, game, now)
             elif method.ASSIGNMENT.resolves_at_start and game.state == "forming" and method.ASSIGNMENT.starts_at_deadline:
                 precompute_resolution(s, game)
-            elif game.state == "bidding" and not method.ASSIGNMENT.resolves_at_start and not missing_players(s, game):
-                precompute_resolution(s, game)
+            elif game.state == "bidding" and not method.ASSIGNMENT.resolves_at_start:
+                standing = standings(s, game)
+                if not missing_players(s, game, standing):
+                    precompute_resolution(s, game, standing)
     except Exception:  # noqa: BLE001 - only a head start: the locked run does the work anyway
         log.debug("game %s: nothing worked out ahead", game_id, exc_info=True)
 
@@ -348,14 +406,15 @@ def handle_deadline(s: Session, config: Config, game_id: int, now: datetime) -> 
     own = driver.at_deadline(s, config, now, game)
     if own is not None:
         return own
-    missing = missing_players(s, game)
+    standing = standings(s, game)
+    missing = missing_players(s, game, standing)
     if missing:
         set_state(s, game, "waiting", now)
         game.missing_notified_at = now
         notify(s, config, now, "gm/missing.txt.j2", [game.gm_address], game=game, missing=missing)
         return f"{game.name}: waiting for the master ({len(missing)} missing)"
     try:
-        resolve_game(s, config, game, now)
+        resolve_game(s, config, game, now, standing=standing)
     except AssignmentRefused as refusal:
         # Raised before resolve_game writes anything. A running game the
         # solver cannot draw: as at a forming game's deadline, but PROCESS

@@ -71,6 +71,13 @@ def by_name(keys: Any, names: Any = None) -> list:
     return sorted(keys, key=lambda k: natural_key(str(names.get(k, k) if names else k)))
 
 
+def label(key: Any, names: Any = None) -> str:
+    """How the results name a player: by `names` (address -> name) where
+    given, else by the key itself. A function, not a macro: the results call
+    it for every cell of a chart, and a macro's call costs ten times more."""
+    return str(names.get(key, key) if names else key)
+
+
 def build_environment(*, html: bool = False) -> Environment:
     """An environment over templates/ with the judge's filters: for texts
     (mails, posts: kept as written, trailing newline and all), or with
@@ -96,6 +103,7 @@ def build_environment(*, html: bool = False) -> Environment:
     env.filters["about"] = about
     env.filters["reply_subject"] = reply_subject
     env.filters["by_name"] = by_name
+    env.globals["label"] = label
     return env
 
 
@@ -115,6 +123,18 @@ def render(name: str, **context: Any) -> str:
     point: "{{ docs_url }}/NAME.md"."""
     docs_url = context.pop("docs_url", None) or DEFAULT_DOCS_URL
     return environment(docs_url.rstrip("/")).get_template(name).render(**context)
+
+
+@cache
+def uses(name: str, variable: str) -> bool:
+    """Whether templates/<name> itself reads `variable` (jinja2's own
+    reading of its source, once per process): a text that does not depend on
+    it need not be rendered once for each of its values."""
+    from jinja2 import meta
+
+    env = environment()
+    source = env.loader.get_source(env, name)[0]
+    return variable in meta.find_undeclared_variables(env.parse(source))
 
 
 def render_mail(name: str, **context: Any) -> tuple[str, str]:

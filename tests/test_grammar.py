@@ -494,3 +494,24 @@ def test_a_broken_bid_line_is_shown_and_the_other_bid_lines_still_count(judge):
     assert "> Austria 40, England 30\n> Germany 20\nRejected: bid list rejected" in text
     assert "no bid on France, Italy, Russia, Turkey" in text
     assert "> SIGNOFF\nDone: signed off" in text
+
+
+def test_a_line_read_again_is_the_same_node_at_its_own_place():
+    # parse_line keeps the nodes of lines it read (a deadline's games replay
+    # the same bid lines): the second reading stands at its own line.
+    first = parse_line("Austria: 40, England 7", 3)
+    again = parse_line("Austria: 40, England 7", 9)
+    assert (first.line, again.line) == (3, 9)
+    assert [e.line for e in again.entries] == [9, 9]
+    assert [(e.power, e.amount, e.column) for e in again.entries] == \
+        [(e.power, e.amount, e.column) for e in first.entries]
+    assert parse_line("  LIST", 2).column == 3 and parse_line("LIST", 4).column == 1
+
+
+def test_no_password_is_kept_among_the_lines_read():
+    from judge.syntax.parser import _PARSED
+
+    for line in ("SIGNON ?g1 hunter2", "CREATE ?g2 swordfish", "SET PASSWORD opensesame"):
+        parse_line(line, 1)
+    kept = " ".join(_PARSED)
+    assert "hunter2" not in kept and "swordfish" not in kept and "opensesame" not in kept

@@ -36,6 +36,9 @@ def test_each_method_is_a_package_with_its_parts(name):
     if method.RESULTS is not None:
         for template in ("player.txt.j2", "master.txt.j2", "forum.bbcode.j2", "offline.txt.j2"):
             assert (data_dir("templates") / method.RESULTS / template).is_file()
+        if method.ASSIGNMENT is not None:
+            # judge.games.resolve_game renders it once for all of a game's mails.
+            assert (data_dir("templates") / method.RESULTS / "results.txt.j2").is_file()
     for module in method.COMMANDS:
         importlib.import_module(module)
     assert (data_dir("templates") / "help" / f"{name}.txt.j2").is_file()
@@ -286,9 +289,9 @@ def test_the_method_interface_is_small_and_its_options_are_grouped_by_kind():
     assert _own_members(LiveMethod) <= {"ASSIGNMENT", "describe_params", "resolve_file", "replay"}
     assert LiveMethod.ASSIGNMENT is None
     grouped = {
-        AssignmentCapability: {"resolves_at_start", "starts_at_deadline", "starts_when_full", "reminders",
-                               "tunable", "kept_by_variant", "replacement_asked", "bidding", "lists", "bids",
-                               "stored_lists", "refused", "not_in_yet", "standing_line", "roster_changed",
+        AssignmentCapability: {"resolves_at_start", "starts_at_deadline", "draws_ahead", "starts_when_full",
+                               "reminders", "tunable", "kept_by_variant", "replacement_asked", "bidding", "lists",
+                               "bids", "stored_lists", "refused", "not_in_yet", "standing_line", "roster_changed",
                                "list_view"},
         LiveCapability: {"module", "claims_module", "reminders", "restart_hint", "load", "hook", "claims"},
         ProtocolCapability: {"module", "notices_daily", "restart_hint", "load", "begin", "at_deadline",

@@ -18,6 +18,8 @@ from judge.templating import render
 
 _GAMES = select(Game.id, Game.name, Game.method, Game.state, Game.powers, Game.params, Game.deadline
                 ).order_by(Game.name)
+# Built once, as _GAMES: LIST is the commonest mail.
+_ACTIVE = select(Player.game_id, func.count(Player.id)).where(Player.status == "active").group_by(Player.game_id)
 
 
 @handles(nodes.ListGame)
@@ -27,8 +29,7 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         # Only the columns shown, as plain rows (LIST is the commonest mail).
         games = ctx.session.execute(_GAMES).all()
         # One count for all games, not one load of every game's players.
-        active = dict(ctx.session.execute(select(Player.game_id, func.count(Player.id))
-                                          .where(Player.status == "active").group_by(Player.game_id)).all())
+        active = dict(ctx.session.execute(_ACTIVE).all())
         return render("list_games.txt.j2", games=[(g, active.get(g.id, 0), _seats(g)) for g in games]).rstrip()
     game = find_game(ctx.session, name)
     if game is None:

@@ -134,6 +134,11 @@ class AssignmentCapability:
     resolves_at_start: bool = True
     # A forming game starts at its deadline as START would.
     starts_at_deadline: bool = True
+    # Its draw may be heavy (a preference draw at 100 powers): the scheduler
+    # works it out ahead, outside the game's lock (judge.driver.precompute).
+    # False: a draw of a few milliseconds, made under the lock at once,
+    # without reading the game twice (a deadline of many games).
+    draws_ahead: bool = True
     # A forming game starts by itself when its last player signs on (SET
     # MANUAL START turns it off).
     starts_when_full: bool = False
@@ -357,7 +362,9 @@ class Method:
 
     # -- results ----------------------------------------------------------
     # templates/<RESULTS>/{player,master}.txt.j2, forum.bbcode.j2,
-    # offline.txt.j2; None: the method mails its own results.
+    # offline.txt.j2, and results.txt.j2 (what all the mails of a game say,
+    # rendered once and given to the other two as `results`; `master`: the
+    # master's and observers' version); None: the method mails its own results.
     RESULTS: str | None = None
     # Module with resolve(powers, raw_params, submissions, stream) -> record:
     # the offline replay of `judge resolve` (and of the daemon, which builds

@@ -46,9 +46,20 @@ class _Methods(Mapping[str, Method]):
 
     def __init__(self, paths: dict[str, str]) -> None:
         self._paths = paths
+        # Each Method once imported: a mail's commands look their game's
+        # method up dozens of times (import_module each time was a sixth of
+        # a backlog's command time).
+        self._loaded: dict[str, Method] = {}
 
     def __getitem__(self, name: str) -> Method:
-        return importlib.import_module(self._paths[name]).METHOD
+        path = self._paths[name]  # by module: a test may point a name to another package
+        method = self._loaded.get(path)
+        if method is None:
+            method = self._loaded[path] = importlib.import_module(path).METHOD
+        return method
+
+    def __contains__(self, name: object) -> bool:
+        return name in self._paths  # without importing the package
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._paths)

@@ -424,7 +424,7 @@ def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH
             if unicodedata.category(ch) in ("Cc", "Cf", "Cs"):
                 raise CommandSyntaxError(line_no, i + 1, _shown(line), "visible text", _invisible(ch))
     try:
-        node = _parser().parse(line)
+        node = _parsed(line)
     except UnexpectedInput as err:
         shown = _shown(line)
         node = _as_posted(line, line_no, shown)
@@ -453,6 +453,42 @@ def parse_line(text: str, line_no: int = 1, *, max_length: int = MAX_LINE_LENGTH
         entries = tuple(replace(e, line=line_no) for e in node.entries)
         return replace(node, line=line_no, column=column, entries=entries)
     return replace(node, line=line_no, column=column)
+
+
+# Lines read already, and the node each gave (at line 0, column 0): the
+# same lines come again and again (a deadline's 500 games replay bid lines
+# like "Austria: 40" from their stored bids; a backlog's LIST, HELP, SIGNOFF),
+# and lark's parse of one costs ~50 us. Only nodes that nothing can change
+# are kept (frozen, of immutable fields), and never a line that holds a
+# secret: a password stays in no cache.
+_PARSED: dict[str, nodes.Node] = {}
+_PARSED_MAX = 4096
+
+
+def _parsed(line: str) -> nodes.Node:
+    node = _PARSED.get(line)
+    if node is not None:
+        return node
+    node = _parser().parse(line)
+    if not isinstance(node, nodes.Secret) and _immutable(node) and _secret_span(line) is None:
+        if len(_PARSED) >= _PARSED_MAX:
+            _PARSED.clear()  # simpler than an LRU, and as good for lines that recur
+        _PARSED[line] = node
+    return node
+
+
+_SCALARS = (str, int, float, bool, type(None))
+
+
+def _immutable(value: object) -> bool:
+    if isinstance(value, _SCALARS):
+        return True
+    if isinstance(value, tuple):
+        return all(_immutable(v) for v in value)
+    params = getattr(type(value), "__dataclass_params__", None)
+    if params is not None and params.frozen:
+        return all(_immutable(v) for v in vars(value).values()) if hasattr(value, "__dict__") else False
+    return False
 
 
 def _as_posted(line: str, line_no: int, shown: str) -> nodes.Node | None:

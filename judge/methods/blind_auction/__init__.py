@@ -71,7 +71,9 @@ class BlindAuction(Method):
     REPLAY = "judge.methods.blind_auction.replay"
     # Bidding until the deadline (which closes it: a forming auction waits
     # for START); the bid lines are bids.py's.
-    ASSIGNMENT = _Bids(resolves_at_start=False, starts_at_deadline=False,
+    # Its draw (a few draws among the bids) is cheap at any size: made under
+    # the lock at once (draws_ahead=False).
+    ASSIGNMENT = _Bids(resolves_at_start=False, starts_at_deadline=False, draws_ahead=False,
                        reminders=Reminders("bidding", "blind-auction/reminder.txt.j2"), tunable=True,
                        replacement_asked=", and asked to bid", bidding="judge.methods.blind_auction.bids")
 

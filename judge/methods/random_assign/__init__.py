@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any, Mapping
 
-from judge.methods.interface import Method
+from judge.methods.interface import AssignmentCapability, Method
 
 
 class RandomAssign(Method):
@@ -13,6 +13,7 @@ class RandomAssign(Method):
     ENGINE = "judge.methods.random_assign.engine"
     RESULTS = "results/random"
     REPLAY = "judge.methods.random_assign.replay"
+    ASSIGNMENT = AssignmentCapability(draws_ahead=False)  # one draw a player: cheap
 
     def describe_params(self, params: Mapping[str, Any], U: int) -> str:
         return "every power drawn at random"

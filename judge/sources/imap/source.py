@@ -47,7 +47,9 @@ from judge.tables import ConfigError
 log = logging.getLogger(__name__)
 
 DONE_KEYWORD = "$JudgeDone"
-FETCH_CHUNK = 50
+# Mails a FETCH asks for: a backlog is fetched in few round trips (the
+# plan keeps the bytes of one fetch() under batch_bytes()).
+FETCH_CHUNK = 200
 # wait() looks at its stop condition this often, also inside one IDLE: a
 # SIGTERM stops the daemon within a second.
 STOP_SLICE = 0.5
