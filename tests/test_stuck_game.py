@@ -45,7 +45,7 @@ def test_a_stuck_game_runs_no_command_and_no_timer_until_unstuck(harness):
     h.mail(addr("p2"), "SIGNON ?halt pw\nBID S 2\nLIST ?halt")
     reply = " ".join(h.body(h.last_to(addr("p2"))).split())
     assert "Rejected: ?halt is stopped: the judge met an error in its work" in reply
-    assert "Done: ?halt: lui, variant standard, stuck" in reply and "The board:" in reply
+    assert "Done: ?halt: lui, stuck" in reply and "The board:" in reply  # seats, no variant (issue 26)
     with h.judge.sessions() as s:
         game = find_game(s, "halt")
         assert game.method_state == state_before and game.state == "stuck"
