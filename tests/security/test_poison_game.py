@@ -83,10 +83,10 @@ def test_a_failing_game_is_stuck_and_the_others_go_on(harness, monkeypatch):
 
     real = sched.resolve_game
 
-    def resolve(session, config, game, now, seed=None):
+    def resolve(session, config, game, now, seed=None, **kwargs):
         if game.name == "broken":
             raise RuntimeError("a bug in this game's resolution")
-        return real(session, config, game, now, seed)
+        return real(session, config, game, now, seed, **kwargs)
 
     monkeypatch.setattr(sched, "resolve_game", resolve)
     h.clock.advance(hours=2)
