@@ -35,10 +35,10 @@ def sealed(game: str | None, method: str, data: dict[str, Any], reveal: dict[str
 
 def to_bytes(record: dict[str, Any]) -> bytes:
     """json.dumps(record, indent=1, ensure_ascii=False), byte for byte.
-    json's C encoder takes no indent, and its pure Python one was a tenth
-    of a deadline pass (a record per game, issue 29): written here as one
-    recursion into a list of pieces, strings escaped by json's own C
-    function. Anything it does not know (another type, a loop) is left to
+    json's C encoder takes no indent, and its pure Python one takes twice
+    as long as this (a record per game of a deadline, issue 29: 0.11 s
+    against 0.06 s of CPU for 500 records of 7 KB): one recursion into a
+    list of pieces, strings escaped by json's own C function. Anything it does not know (another type, a loop) is left to
     json.dumps, which says what is wrong as it always did."""
     try:
         out: list[str] = []
