@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
-from sqlalchemy import func, select
+import json
+from functools import lru_cache
+
+from sqlalchemy import Text, cast, func, select
 
 from judge import driver
 from judge.commands.base import CommandRejected, Context, handles
@@ -16,8 +19,11 @@ from judge.syntax import nodes
 from judge.templating import render
 
 
-_GAMES = select(Game.id, Game.name, Game.method, Game.state, Game.powers, Game.params, Game.deadline
-                ).order_by(Game.name)
+# The powers and settings as the store's text, not decoded: a game's
+# number of seats is worked out once per distinct text (_seats), not for
+# every game of every LIST (decoding them was a tenth of a backlog's LISTs).
+_GAMES = select(Game.id, Game.name, Game.method, Game.state, cast(Game.powers, Text).label("powers"),
+                cast(Game.params, Text).label("params"), Game.deadline).order_by(Game.name)
 # Built once, as _GAMES: LIST is the commonest mail.
 _ACTIVE = select(Player.game_id, func.count(Player.id)).where(Player.status == "active").group_by(Player.game_id)
 
@@ -30,7 +36,8 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         games = ctx.session.execute(_GAMES).all()
         # One count for all games, not one load of every game's players.
         active = dict(ctx.session.execute(_ACTIVE).all())
-        return render("list_games.txt.j2", games=[(g, active.get(g.id, 0), _seats(g)) for g in games]).rstrip()
+        return render("list_games.txt.j2", games=[(g, active.get(g.id, 0), _seats(g.method, g.powers, g.params))
+                                                  for g in games]).rstrip()
     game = find_game(ctx.session, name)
     if game is None:
         raise CommandRejected(f"there is no game ?{name}")
@@ -60,13 +67,17 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
                   reminders=reminders, late=late, lists=_lists(game, rows) if master else {}).rstrip()
 
 
-def _seats(row) -> int:
-    """How many players a game of the games list takes (a duplex game fewer than its powers)."""
+@lru_cache(maxsize=1024)
+def _seats(method: str, powers_text: str, params_text: str | None) -> int:
+    """How many players a game of the games list takes (a duplex game fewer
+    than its powers), from its powers and settings as stored (JSON text)."""
+    powers = json.loads(powers_text)
+    params = json.loads(params_text) if params_text is not None else None
     try:
-        return get_method(row.method).seats(len(row.powers), {k: v for k, v in (row.params or {}).items()
-                                                              if k not in JUDGE_PARAMS})
+        return get_method(method).seats(len(powers), {k: v for k, v in (params or {}).items()
+                                                      if k not in JUDGE_PARAMS})
     except Exception:  # noqa: BLE001 - a method this judge lacks: one seat a power
-        return len(row.powers)
+        return len(powers)
 
 
 def _lists(game: Game, rows) -> dict[int, str]:
