@@ -8,7 +8,7 @@ holds every valid bid with its time. Every class of the state is a frozen
 dataclass of numbers, strings, tuples and frozensets, so the codec is
 generic: a dataclass is an object tagged with its class ("$"), a tuple a
 list, a frozenset {"$set": [...]}. from_json(to_json(s)) == s
-(tests/test_lui_live.py).
+(tests/test_lui_resolve.py).
 """
 
 from __future__ import annotations
