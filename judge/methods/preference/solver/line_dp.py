@@ -30,19 +30,21 @@ class _LineDP:
     Counts are counts of distinct sets of real (line, slot) pairs.
     """
 
-    def __init__(self, allowed: list[list[bool]], n_real: int, types: _SlotTypes, limit: int):
+    def _table(self, allowed: list[list[bool]], n_real: int, types: _SlotTypes) -> tuple[list[list[int]], set[int]]:
+        """The table and its slot types kept; returns each real line's slot
+        types and the types a dummy line may take (both DPs start so)."""
         m = len(allowed)
-        self.m = m
-        self.n_real = n_real
-        self.allowed = allowed
-        slot_type, size, dummy = types.slot_type, types.size, types.dummy
-        T = len(size)
-        self.slot_type = slot_type
-        self.size = size
-        self.dummy = dummy
-        self.ntypes = T
+        self.m, self.n_real, self.allowed = m, n_real, allowed
+        self.slot_type, self.size, self.dummy = types.slot_type, types.size, types.dummy
+        self.ntypes = len(types.size)
+        slot_type = types.slot_type
         line_types = [sorted({slot_type[s] for s in range(m) if allowed[l][s]}) for l in range(n_real)]
         dummy_ok = {slot_type[s] for s in range(m) if allowed[n_real][s]} if n_real < m else set()
+        return line_types, dummy_ok
+
+    def __init__(self, allowed: list[list[bool]], n_real: int, types: _SlotTypes, limit: int):
+        line_types, dummy_ok = self._table(allowed, n_real, types)
+        size, dummy, T = self.size, self.dummy, self.ntypes
 
         closing = _closing(line_types, dummy_ok, T, n_real)
         floor = _StatesFloor(line_types, closing, size)

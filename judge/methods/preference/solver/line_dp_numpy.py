@@ -23,24 +23,14 @@ class _LineDPVec(_LineDP):
     """
 
     def __init__(self, allowed: list[list[bool]], n_real: int, types: _SlotTypes, limit: int):
-        m = len(allowed)
-        self.m = m
-        self.n_real = n_real
-        self.allowed = allowed
-        slot_type, size, dummy = types.slot_type, types.size, types.dummy
-        T = len(size)
-        self.slot_type = slot_type
-        self.size = size
-        self.dummy = dummy
-        self.ntypes = T
+        line_types, dummy_ok = self._table(allowed, n_real, types)
+        m, slot_type, size, dummy, T = self.m, self.slot_type, self.size, self.dummy, self.ntypes
         radix = [1] * T
         for t in range(1, T):
             radix[t] = radix[t - 1] * (size[t - 1] + 1)
         if radix[-1] * (size[-1] + 1) >= 1 << 62:
             raise _TooBig  # codes would not fit in int64
         self.radix = radix
-        line_types = [sorted({slot_type[s] for s in range(m) if allowed[l][s]}) for l in range(n_real)]
-        dummy_ok = {slot_type[s] for s in range(m) if allowed[n_real][s]} if n_real < m else set()
         bound = 1
         for l in range(n_real):
             bound *= sum(1 for s in range(m) if allowed[l][s] and not types.dummy[slot_type[s]]) + (
