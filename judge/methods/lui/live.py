@@ -351,6 +351,11 @@ def _setting(game: GameView, text: str, number: int = 1) -> Outcome:
                 "ec_hours": f"the winner's time to choose the EC {shown} h",
                 "gift_hours": f"the time for the ToL gifts {shown} h (then the GM is told who still owes them)",
                 }[setting.key]
+    return _settings_stored(game, raw, what)
+
+
+def _settings_stored(game: GameView, raw: dict[str, Any], what: str) -> Outcome:
+    """The GM's settings `raw` checked by the engine and kept, or refused."""
     try:
         params = engine.params_from(raw, len(game.powers))
         warnings = engine.check_params(len(game.powers), params)
@@ -379,14 +384,7 @@ def _duration(game: GameView, raw: dict[str, Any], key: str, hours: float, writt
         s = params.settings()
         gap = s.pregame_hours - s.pregame_bids_hours
         raw["pregame_bids_hours"] = hours - gap if hours > gap else hours
-    try:
-        params = engine.params_from(raw, len(game.powers))
-        warnings = engine.check_params(len(game.powers), params)
-    except engine.ParamError as err:
-        return rejected(str(err))
-    new = game.with_params(params.as_dict())
-    return done(_w("setting_done", what=f"{what} {written} ({hours:g} h)", describe=describe(new), warnings=warnings),
-                params=new)
+    return _settings_stored(game, raw, f"{what} {written} ({hours:g} h)")
 
 
 def _player(game: GameView, written: str) -> PlayerView | None:
