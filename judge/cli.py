@@ -3,6 +3,7 @@ the moderators' views."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import sys
@@ -35,6 +36,27 @@ def _config(ctx: click.Context, *, methods: bool = False, fault_status: int = EX
     _use_kernel_cache(config.data_dir)
     _use_grammar_cache(config)
     return config
+
+
+@contextlib.contextmanager
+def started_game(ctx: click.Context, name: str, method, title: str):  # noqa: ANN001, ANN201 (a Method)
+    """For a method's own command on a stored game (`judge lui log`, `judge
+    pt3 advise`): (the judge, the open session, the game), a click error if
+    there is no started game of `method` (called `title`) by that name."""
+    from judge.app import build_judge
+    from judge.games import find_game
+    from judge.methods import method_of
+
+    judge = build_judge(_config(ctx), with_io=False)
+    with judge.sessions() as s:
+        game = find_game(s, name.lstrip("?"))
+        if game is None:
+            raise click.ClickException(f"no game {name!r}")
+        if method_of(game) is not method:
+            raise click.ClickException(f"?{game.name} is a {game.method} game, not {title}")
+        if not game.method_state:
+            raise click.ClickException(f"?{game.name} has not started (it is {game.state})")
+        yield judge, s, game
 
 
 def _use_grammar_cache(config) -> None:

@@ -59,21 +59,10 @@ def solve(board: str, ax: str | None, ao: str | None, fmt: str) -> None:
 def _stored_game(ctx: click.Context, name: str):
     """(the judge, the game's id) of a started PT3 game in the store; a
     click error if there is none."""
-    from judge.app import build_judge
-    from judge.cli import _config
-    from judge.games import find_game
-    from judge.methods import method_of
+    from judge.cli import started_game
     from judge.methods.pt3 import METHOD
 
-    judge = build_judge(_config(ctx), with_io=False)
-    with judge.sessions() as s:
-        game = find_game(s, name.lstrip("?"))
-        if game is None:
-            raise click.ClickException(f"no game {name!r}")
-        if method_of(game) is not METHOD:
-            raise click.ClickException(f"?{game.name} is a {game.method} game, not Payola Tic-Tac-Toe")
-        if game.method_state is None:
-            raise click.ClickException(f"?{game.name} has not started (it is {game.state})")
+    with started_game(ctx, name, METHOD, "Payola Tic-Tac-Toe") as (judge, _, game):
         return judge, game.id
 
 
