@@ -1,5 +1,5 @@
 """Payola's DPjudge rules and dummies by mail (issue 26, points 3, 5, 6 and
-10): the GM's SET RULE, SET TAX, SET CAP and SET DUMMY before START reach
+10, whose attack is tests/security/test_payola_late_transfer.py): the GM's SET RULE, SET TAX, SET CAP and SET DUMMY before START reach
 the game (game.new_game with the rules and dummies), a power nobody claimed
 or an EJECTed player's is a dummy, TRANSFER goes by the rules (ONE_TRANSFER,
 ANON_TRANSFER), the rules and dummies are in each movement phase's record
@@ -94,32 +94,6 @@ def test_the_gms_rules_and_dummies_by_mail(harness: Harness):
     again = get_method("payola").resolve_file(record["input"], bytes.fromhex(record["seed"]))
     assert again["rules"] == ["ANON_TRANSFER", "ONE_TRANSFER"] and again["dummies"] == sorted(state.dummies)
     assert G.phase(stored(h)[0]) == "F1901M"
-
-
-def test_a_transfer_after_the_deadline_is_refused_as_a_late_sheet(harness: Harness):
-    """Issue 26 (10): a TRANSFER stored after the deadline, before the phase
-    was played, counted in that phase while a late sheet was refused."""
-    h = harness
-    h.mail(GM, "CREATE ?pr gmpw payola standard")
-    for k in range(1, 8):
-        h.send(addr(f"p{k}"), "SIGNON ?pr pw")
-    h.run()
-    joined = h.body(h.last_to(GM))  # issue 26 (12): the last player's notice in Payola's words
-    assert "Check T, M and D" not in joined and "SET RULE, SET TAX, SET CAP, SET DUMMY" in joined
-    h.mail(GM, "SIGNON Mpr gmpw\nSET POWER p1@example.test France\nSTART")
-    before, _, deadline = stored(h)
-    h.clock.advance(seconds=(deadline - h.clock.now()).total_seconds() + 60)
-    # The mail is stored and read in the same pass, before the deadline's work plays the phase.
-    reply = say(h, addr("p1"), "4 : A PAR - BUR\nTRANSFER 10 TO England\nSET ACCEPT FE")
-    assert reply.count("the deadline of S1901M") == 3 and "has passed: the phase is played with what stood" in reply
-    state, _, _ = stored(h)
-    assert G.phase(state) == "F1901M"
-    assert state.ledger.balance("France") == before.ledger.balance("France")
-    assert state.ledger.balance("England") == before.ledger.balance("England")
-    assert state.accept["France"] == before.accept["France"]
-    assert state.reports[-1]["bribes"]["sheets"] == {}
-    # In the next phase the same lines are taken.
-    assert "10 AgP sent to England" in say(h, addr("p1"), "TRANSFER 10 TO England")
 
 
 def test_a_sheets_reply_names_the_mails_lines_and_sums_the_sheet_up_once(harness: Harness):
