@@ -325,15 +325,15 @@ class Judge:
 
     def check_store(self) -> None:
         """The store takes a write now, or this raises: a database locked
-        past its busy timeout, or away, stops `judge serve` at its start
-        (exit 75, and its service manager tries again), where later in the
-        loop the same fault is only waited out (judge.store.lock.retrying)."""
+        past its busy timeout, or away, stops `judge serve` at its start,
+        before run_forever (exit 75, and its service manager tries again),
+        where later in the loop the same fault is only waited out
+        (judge.store.lock.retrying)."""
         with self.sessions.begin() as s:
             write_lock(s)
             s.execute(select(Game.id).limit(1))
 
     def run_forever(self) -> None:
-        self.check_store()
         outbox.requeue_interrupted(self.sessions, self.clock.now(), self.config.data_dir)
         if threading.current_thread() is threading.main_thread():  # signals reach the main thread only
             signal.signal(signal.SIGTERM, lambda *_: self.stop("SIGTERM"))
