@@ -38,7 +38,6 @@ from judge.methods.api import JUDGE_PARAMS, Actor, GameView, Outcome, PlayerView
 from judge.methods.api import format_time, template_words
 from judge.methods.lui import engine
 from judge.methods.lui.commands import (
-    Bid,
     Buy,
     ChooseEc,
     Eject,
@@ -46,7 +45,6 @@ from judge.methods.lui.commands import (
     LuiSyntaxError,
     SetBoardMail,
     SetPrize,
-    ShowBoard,
     ReplacePlayer,
     parse_line,
     parse_setting,
