@@ -198,33 +198,38 @@ delay_warning_time = 0
         os.chown(self.dir / "lib", pwd.getpwnam("postfix").pw_uid, pwd.getpwnam("postfix").pw_gid)
         self.postfix("check")  # makes the queue's folders
         self.run(["postalias", "-c", str(self.conf), f"{self.dir}/aliases"])
-        binds = self._root_binds()
         script = ["set -e",
                   f'mount --bind "{self.dir}/etc" /etc',
                   f'mount --bind "{self.dir}/bin" /usr/local/bin']
-        if binds:
-            # /root is 0700: the users judge and nobody could not run this
-            # Python under it. Its parts that are needed are shown in a /root
-            # they may walk through.
-            for name in binds:
-                script.append(f'mkdir -p "{self.dir}/root/{name}" && mount --bind "/root/{name}" '
-                              f'"{self.dir}/root/{name}"')
-            script.append("mount -t tmpfs -o mode=0711 tmpfs /root")
-            for name in binds:
-                script.append(f'mkdir "/root/{name}" && mount --bind "{self.dir}/root/{name}" "/root/{name}"')
+        # A folder others may not walk through (/root is 0700, so is a
+        # mktemp -d folder a checkout was cloned into): the users judge and
+        # nobody could not run this Python and checkout under it. Its parts
+        # that are needed are shown in a folder of mode 0711 in its place,
+        # the outermost first.
+        for number, (closed, names) in enumerate(self._closed_folders()):
+            stage = self.dir / "shown" / str(number)
+            for name in names:
+                script.append(f'mkdir -p "{stage}/{name}" && mount --bind "{closed}/{name}" "{stage}/{name}"')
+            script.append(f'mount -t tmpfs -o mode=0711 tmpfs "{closed}"')
+            for name in names:
+                script.append(f'mkdir "{closed}/{name}" && mount --bind "{stage}/{name}" "{closed}/{name}"')
         script.append(f'postfix -c "{self.conf}" start')
         self.run(["unshare", "-m", "--propagation", "private", "sh", "-c", "\n".join(script)])
 
     @staticmethod
-    def _root_binds() -> list[str]:
-        """The entries of /root this Python and checkout live under."""
-        names = set()
-        for path in (Path(sys.executable).resolve(), Path(sys.prefix), Path(sys.base_prefix), REPO):
-            parts = path.resolve().parts
-            if len(parts) > 2 and parts[:2] == ("/", "root"):
-                names.add(parts[2])
-        mode = os.stat("/root").st_mode
-        return sorted(names) if names and not mode & 0o001 else []
+    def _closed_folders() -> list[tuple[Path, list[str]]]:
+        """The folders this Python and checkout live under that others may
+        not walk through, the outermost first, each with the entries of it
+        they need."""
+        needed: dict[Path, set[str]] = {}
+        for path in (Path(sys.executable), Path(sys.executable).resolve(), Path(sys.prefix), Path(sys.base_prefix),
+                     REPO):
+            parts = path.absolute().parts
+            for depth in range(2, len(parts)):
+                folder = Path(*parts[:depth])
+                if not os.stat(folder).st_mode & 0o001:
+                    needed.setdefault(folder, set()).add(parts[depth])
+        return sorted(((folder, sorted(names)) for folder, names in needed.items()), key=lambda f: len(f[0].parts))
 
     # -- driving it ---------------------------------------------------------
     def run(self, argv: list[str]) -> subprocess.CompletedProcess:
