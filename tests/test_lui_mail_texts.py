@@ -49,6 +49,8 @@ def test_an_f8_opening_read_by_mail(harness: Harness):
     created = h.body(h.last_to(GM))
     assert "Austria" not in created and "Powers (" not in created and "variant standard" not in created
     assert "seats" in created and "8 players" in created
+    # LUI's own timers run it: no deadline reminders to promise.
+    assert "Reminders:" not in created
     for n in NAMES:
         h.send(addr(n), "SIGNON ?lt pw")
     h.run()

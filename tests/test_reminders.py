@@ -143,6 +143,9 @@ def test_set_reminders_per_game_and_off(harness):
     reply = h.body(h.last_to(GM))
     assert "Done: reminders of ?g: 48h and 2h before the deadline" in reply
     assert "Reminders: 48h and 2h before the deadline" in reply
+    # A random draw waits on nobody's mail: its LIST promises no reminders.
+    h.mail(GM, "CREATE ?rr gmpw random\nLIST ?rr")
+    assert "Reminders:" not in h.body(h.last_to(GM))
     h.clock.advance(hours=24, minutes=1)
     h.run()
     assert len(_reminders(h, PLAYERS[0])) == 1

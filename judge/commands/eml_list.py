@@ -12,7 +12,7 @@ from judge.commands.base import CommandRejected, Context, handles
 from judge.games import (JUDGE_PARAMS, describe_params, find_game, param_warnings, power_list, seats,
                          standings)
 from judge.methods import get_method, method_of
-from judge.methods.interface import bids_of, lists_of, plays_variant
+from judge.methods.interface import bids_of, lists_of, plays_variant, reminders_of
 from judge.reminders import describe, game_hours
 from judge.store.models import Game, Player
 from judge.syntax import nodes
@@ -54,7 +54,10 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
     view = driver.list_view(ctx, game, master)
     board = view.get("board") if view else None
     blind = None if board else view
-    reminders = describe(game_hours(game.params, ctx.config.reminder_hours))
+    # Only a method whose deadline waits on what players send reminds them
+    # (not random's draw, nor LUI's or PT3's seat timers).
+    reminders = (describe(game_hours(game.params, ctx.config.reminder_hours))
+                 if reminders_of(method_of(game)) is not None else None)
     rows = standings(ctx.session, game)
     late = set()
     bidding = bids_of(method_of(game))
