@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -113,6 +114,11 @@ class Preference:
     # how many are listed: the values follow from these (see _value_row).
     ranks: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
     listed: int = field(default=0, init=False, repr=False, compare=False)
+    # (the powers, the doubled values on them as int64 bytes): kept from the
+    # first time the list is valued on a variant (read_preference does it as
+    # it reads the list, issue 29), so that a resolution joins the rows
+    # instead of looking up every listed power (values_row).
+    kept_row: tuple[Any, bytes] | None = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         ranks = []
@@ -161,6 +167,7 @@ def read_preference(text: str, powers: PowerList, column: int = 1) -> Preference
     if known is not None:
         return known
     pref = _read_fast(text, powers) or read_preference_carefully(text, powers, column)
+    values_row(pref, powers)  # valued once, as it is read: a resolution only joins the rows
     if len(memo) >= _MEMO_SIZE:
         memo.clear()
     memo[key] = pref
@@ -391,6 +398,17 @@ def doubled_values(pref: Preference, powers: PowerList) -> dict[str, int]:
     return dict(zip((p.name for p in powers), row))
 
 
+def values_row(pref: Preference, powers: PowerList) -> bytes:
+    """The list's doubled values on `powers` (_value_row's) as int64 bytes,
+    worked out once per list and variant and kept with the list."""
+    kept = pref.kept_row
+    if kept is not None and (kept[0] is powers.powers or kept[0] == powers.powers):
+        return kept[1]
+    row = array("q", _value_row(pref, powers.numbers, len(powers))).tobytes()
+    object.__setattr__(pref, "kept_row", (powers.powers, row))
+    return row
+
+
 def _value_row(pref: Preference, index: Mapping[str, int], N: int) -> list[int]:
     """The doubled values of one player, in power-list order. A power at
     positions first..last (a bracket) is worth 2N - (first + last)."""
@@ -462,7 +480,7 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         raise ParamError(f"{len(players)} players for {len(powers)} powers")
     names = [p.name for p in powers]
     prefs = [lists[pl] for pl in players]
-    weights = _value_matrix(prefs, {w: k for k, w in enumerate(names)}, len(names))
+    weights = _value_table(prefs, powers)
     remaining = list(range(len(names)))  # power indices, in power-list order
     got: list[list[int]] = [[] for _ in players]
     worth = [0] * len(players)  # doubled values of what each player got
@@ -486,6 +504,18 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         rounds=rounds,
         draws=stream.records(),
     )
+
+
+def _value_table(prefs: Sequence[Preference], powers: PowerList) -> np.ndarray:
+    """_value_matrix's table from the rows the lists keep (values_row): one
+    join, where looking up every listed power took a fifth of a resolution
+    at 36 powers (issue 29)."""
+    import numpy as np
+
+    joined = bytearray(b"".join([values_row(p, powers) for p in prefs]))
+    table = np.frombuffer(joined, dtype=np.int64).reshape(len(prefs), len(powers))
+    # writable and aligned (a bytearray's buffer is): the only table type the kernels are compiled for
+    return table if table.flags.aligned else table.copy()
 
 
 def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int) -> np.ndarray:
