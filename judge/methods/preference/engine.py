@@ -482,7 +482,7 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
     prefs = [lists[pl] for pl in players]
     weights = _value_table(prefs, powers)
     remaining = list(range(len(names)))  # power indices, in power-list order
-    got: list[list[int]] = [[] for _ in players]
+    got: list[list[str]] = [[] for _ in players]  # the powers' names
     worth = [0] * len(players)  # doubled values of what each player got
     rounds: list[Round] = []
     while remaining:
@@ -493,7 +493,7 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
             break  # not duplex: one power each
     player_values = {pl: v / 2 for pl, v in zip(players, worth)}
     return Outcome(
-        assignment={pl: [names[w] for w in ws] for pl, ws in zip(players, got)},
+        assignment=dict(zip(players, got)),
         values=player_values,
         total=sum(player_values.values()),
         stddev=_stddev(list(player_values.values())),
@@ -512,7 +512,9 @@ def _value_table(prefs: Sequence[Preference], powers: PowerList) -> np.ndarray:
     at 36 powers (issue 29)."""
     import numpy as np
 
-    joined = bytearray(b"".join([values_row(p, powers) for p in prefs]))
+    key = powers.powers
+    joined = bytearray(b"".join([kept[1] if (kept := p.kept_row) is not None and kept[0] is key
+                                 else values_row(p, powers) for p in prefs]))
     table = np.frombuffer(joined, dtype=np.int64).reshape(len(prefs), len(powers))
     # writable and aligned (a bytearray's buffer is): the only table type the kernels are compiled for
     return table if table.flags.aligned else table.copy()
@@ -526,12 +528,12 @@ def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int)
 
 
 def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int], prefs: list[Preference],
-               weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[int]],
+               weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[str]],
                worth: list[int]) -> None:
     """One round (all of it unless duplex): steps 1-4 of the module
     docstring on the powers `remaining` (power-list order), which it
-    reduces; each player's powers go to `got`, their doubled values to
-    `worth`."""
+    reduces; each player's powers go to `got` (names), their doubled
+    values to `worth`."""
     import numpy as np
 
     from judge.methods.preference.solver import assignment, linear_assignment
@@ -544,7 +546,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         randoms = [i for i, p in enumerate(prefs) if p.random] if params.mode == "both" else []
     for i, w in _random_powers(r.number, randoms, players, names, remaining, stream):
         r.random[players[i]] = names[w]
-        got[i].append(w)
+        got[i].append(names[w])
         worth[i] += int(weights[i, w])
     open_rows = [i for i in range(len(players)) if players[i] not in r.random] if r.random else \
         list(range(len(players)))
@@ -586,13 +588,22 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
                      # a count too big to count is an estimate: its bounds go with it
                      **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
     if pairs:
-        doubled = open_weights[[k for k, _ in pairs], [j for _, j in pairs]].tolist()
-        for (k, j), v in zip(pairs, doubled):
-            i, w = open_rows[k], before[j]
-            (r.shortcut if firsts.get(k) == j else r.optimized)[players[i]] = names[w]
+        ks, js = [k for k, _ in pairs], [j for _, j in pairs]
+        doubled = open_weights[ks, js].tolist()
+        # (comprehensions, not one loop over the pairs: a third of the round's bookkeeping at 36 powers)
+        who = [players[open_rows[k]] for k in ks]
+        what = [names[before[j]] for j in js]
+        if firsts:
+            first = [firsts.get(k) == j for k, j in pairs]
+            r.shortcut.update([(pl, w) for pl, w, f in zip(who, what, first) if f])
+            r.optimized.update([(pl, w) for pl, w, f in zip(who, what, first) if not f])
+        else:
+            r.optimized.update(zip(who, what))
+        for k, w, v in zip(ks, what, doubled):
+            i = open_rows[k]
             got[i].append(w)
             worth[i] += v
-        taken = {before[j] for _, j in pairs}
+        taken = {before[j] for j in js}
         remaining[:] = [w for w in remaining if w not in taken]
     r.total = sum(doubled) / 2
     r.stddev = _stddev([v / 2 for v in doubled])
