@@ -536,7 +536,8 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     values to `worth`."""
     import numpy as np
 
-    from judge.methods.preference.solver import assignment, linear_assignment
+    from judge.methods.preference.solver import assignment, linear_assignment, tight_graph
+    from judge.methods.preference.solver.costs import _kernel_status
 
     doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
     # 1. Random powers: everybody in mode "random", "*" players in mode "both".
@@ -559,8 +560,23 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     # open_weights. The literal step (SET PREFERENCE SHORTCUT) gives them
     # before the optimum, which can cost total value; by default they only
     # break ties among the best assignments.
-    uncontested = _uncontested(open_weights, [prefs[i].listed for i in open_rows], weights.shape[1],
-                               linear_assignment._kernel(len(names)))
+    kernel = linear_assignment._kernel(len(names))
+    listed = [prefs[i].listed for i in open_rows]
+    analysed = None  # the optimum's analysis, when the round's compiled call made it
+    rest_optimum = None  # and the best of the rest after the literal step, when it was needed
+    if kernel is not None and not params.shortcut:
+        # One compiled call for steps 2-4's compiled parts (the uncontested
+        # first choices, the optimum with them as the bonus table, the
+        # shortcut's comparison): the same results as the calls one by one
+        # below, without their glue, a sixth of the round at 36 powers.
+        out = kernel.preference_round(open_weights, weights.shape[1] - 1 - np.array(listed, dtype=np.int64))
+        uncontested = list(zip(out[0].tolist(), out[1].tolist()))
+        analysed = tight_graph._kernel_analysis(*open_weights.shape, *out[2:11])
+        if out[11]:
+            _kernel_status(out[12])
+            rest_optimum = (int(out[13]), int(out[14]))
+    else:
+        uncontested = _uncontested(open_weights, listed, weights.shape[1], kernel)
     pairs: list[tuple[int, int]] = []  # (row, column) given this round, as the results list them
     firsts = dict(uncontested)
     if params.shortcut:
@@ -572,7 +588,9 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         rest, columns = list(range(len(open_rows))), list(range(len(before)))
     # 3-4. The exact optimum of the rest, uniform among all co-optimal
     # assignments (by default, those giving the most uncontested first choices).
-    if rest and columns:
+    if rest and columns and analysed is not None:  # (all open players and powers: not SHORTCUT)
+        sol = assignment.solve_analysed(analysed, stream, what="co-optimal")
+    elif rest and columns:
         bonus = None
         if not params.shortcut and uncontested:
             bonus = np.zeros(open_weights.shape, dtype=np.int64)
@@ -580,6 +598,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         table = open_weights if len(rest) == len(open_rows) and len(columns) == len(before) else \
             open_weights.take(rest, 0).take(columns, 1)
         sol = assignment.solve(table, stream, what="co-optimal", bonus=bonus)
+    if rest and columns:
         pairs += [(k, columns[col]) for k, col in zip(rest, sol.assignment) if col is not None]
         r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
         r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
@@ -618,7 +637,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             r.shortcut_check = compare_equal(doubled)
         else:
             r.shortcut_check = compare_with_shortcut(open_weights, [k for k, _ in uncontested],
-                                                     [j for _, j in uncontested], doubled)
+                                                     [j for _, j in uncontested], doubled, rest_optimum)
 
 
 def _random_powers(number: int, randoms: list[int], players: list[str], names: list[str], remaining: list[int],
@@ -728,19 +747,23 @@ def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
 
 
 def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
-                          doubled: Sequence[int]) -> dict[str, Any]:
+                          doubled: Sequence[int], rest_optimum: tuple[int, int] | None = None) -> dict[str, Any]:
     """By default: what the seed's literal step would give (its uncontested
     first choices `rows` x `cols` first, the optimum of the rest), against the
-    round's exact optimum. The same keys as compare_without_shortcut."""
+    round's exact optimum. The same keys as compare_without_shortcut.
+    `rest_optimum`: that optimum of the rest (assignment.optimum's), when
+    the round's compiled call has made it already."""
     import numpy as np
 
     from judge.methods.preference.solver import assignment
 
     rows, cols = list(rows), list(cols)
-    keep_rows = np.ones(weights.shape[0], dtype=bool)
-    keep_rows[rows] = False
-    keep_cols = np.ones(weights.shape[1], dtype=bool)
-    keep_cols[cols] = False
-    t2, s2 = assignment.optimum(weights, keep_rows, keep_cols)
+    if rest_optimum is None:
+        keep_rows = np.ones(weights.shape[0], dtype=bool)
+        keep_rows[rows] = False
+        keep_cols = np.ones(weights.shape[1], dtype=bool)
+        keep_cols[cols] = False
+        rest_optimum = assignment.optimum(weights, keep_rows, keep_cols)
+    t2, s2 = rest_optimum
     total, squares = _sums(weights[rows, cols].tolist())
     return _comparison((total + t2, squares + s2), _sums(doubled), len(doubled))

@@ -157,6 +157,7 @@ __all__ = [
     "Solution",
     "optimum",
     "solve",
+    "solve_analysed",
 ]
 
 
@@ -273,7 +274,14 @@ def solve(
     (optional). Raises TooHard when a block is too big to count and its
     exact draw passes `work_limit` (all blocks together).
     """
-    an = _analyse(weights, bonus)
+    return solve_analysed(_analyse(weights, bonus), stream, what=what, count_limit=count_limit, work_limit=work_limit)
+
+
+def solve_analysed(an: _Analysis, stream: DrawStream | None = None, *, what: str = "co-optimal",
+                   count_limit: int = DEFAULT_COUNT_LIMIT, work_limit: int = DEFAULT_WORK_LIMIT) -> Solution:
+    """solve() from the table's analysis (tight_graph._analyse's, or the
+    compiled kernel's that the preference method's round makes in the same
+    call as its other steps: tight_graph._kernel_analysis)."""
     assignment = _base_assignment(an)
     blocks: list[Block] = []
     tied = 1

@@ -391,3 +391,36 @@ def uncontested(w, floor):  # pragma: no cover - compiled; checked against the n
             cols[k] = first[i]
             k += 1
     return rows[:k], cols[:k]
+
+
+@njit(cache=True)
+def preference_round(w, floor):  # pragma: no cover - compiled; checked against the calls it joins
+    """A preference round by default (judge/methods/preference/engine.py),
+    in one call: `uncontested(w, floor)`, `analyse` of w with those cells
+    as the bonus table (an empty one when there are none), and, when the
+    optimum does not give every uncontested first choice (fewer bonus
+    cells taken than there are), `optimum` of w without their rows and
+    columns (the seed's literal step's rest: the shortcut's comparison).
+    Returns uncontested's (rows, cols), analyse's nine values, then
+    (compared, status, total, squares) of that optimum (compared False:
+    not needed; total and squares 0 where no row or no column is left)."""
+    uc_rows, uc_cols = uncontested(w, floor)
+    u = uc_rows.shape[0]
+    p, q = w.shape
+    bonus = np.zeros((p, q) if u else (0, 0), np.int64)
+    for k in range(u):
+        bonus[uc_rows[k], uc_cols[k]] = 1
+    status, sigma, total, squares, taken, rows, cols, starts, allowed = analyse(w, bonus)
+    compared = False
+    cmp_status, cmp_total, cmp_squares = OK, np.int64(0), np.int64(0)
+    if status == OK and u and taken < u:
+        compared = True
+        keep_rows = np.ones(p, np.bool_)
+        keep_cols = np.ones(q, np.bool_)
+        for k in range(u):
+            keep_rows[uc_rows[k]] = False
+            keep_cols[uc_cols[k]] = False
+        if u < p and u < q:
+            cmp_status, cmp_total, cmp_squares = optimum(w, keep_rows, keep_cols)
+    return (uc_rows, uc_cols, status, sigma, total, squares, taken, rows, cols, starts, allowed,
+            compared, cmp_status, cmp_total, cmp_squares)
