@@ -464,13 +464,6 @@ class Outcome:
     draws: list[dict[str, Any]]
 
 
-def _stddev(values: Sequence[float]) -> float:
-    if not values:
-        return 0.0
-    mean = sum(values) / len(values)
-    return math.sqrt(max(0.0, sum(v * v for v in values) / len(values) - mean * mean))
-
-
 def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], stream: DrawStream) -> Outcome:
     """Assign the powers. `lists` holds every player's list (empty: don't care)."""
     players = player_order(list(lists))
@@ -491,12 +484,12 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    player_values = {pl: v / 2 for pl, v in zip(players, worth)}
+    total2, squares2 = _sums(worth)
     return Outcome(
         assignment=dict(zip(players, got)),
-        values=player_values,
-        total=sum(player_values.values()),
-        stddev=_stddev(list(player_values.values())),
+        values={pl: v / 2 for pl, v in zip(players, worth)},
+        total=total2 / 2,  # (the sum of the values: halves of small integers add up exactly)
+        stddev=_spread(total2, squares2, len(players)),
         tied=math.prod(r.tied for r in rounds),
         exact=all(r.exact for r in rounds),
         tied_bounds=(math.prod(r.tied_bounds[0] for r in rounds), math.prod(r.tied_bounds[1] for r in rounds)),
@@ -624,8 +617,11 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             worth[i] += v
         taken = {before[j] for j in js}
         remaining[:] = [w for w in remaining if w not in taken]
-    r.total = sum(doubled) / 2
-    r.stddev = _stddev([v / 2 for v in doubled])
+    sums = _sums(doubled)
+    r.total = sums[0] / 2
+    # the values' standard deviation from the doubled sums: the same float
+    # as from the values (halves of small integers add up exactly)
+    r.stddev = _spread(*sums, len(doubled)) if doubled else 0.0
     if uncontested:
         if params.shortcut:
             r.shortcut_check = compare_without_shortcut(open_weights, doubled)
@@ -634,10 +630,10 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             # step fixes those, and the best of the rest is the optimum's
             # own rest (else the optimum could be bettered), so both are
             # the same and need no second solve.
-            r.shortcut_check = compare_equal(doubled)
+            r.shortcut_check = _comparison(sums, sums, len(doubled))
         else:
             r.shortcut_check = compare_with_shortcut(open_weights, [k for k, _ in uncontested],
-                                                     [j for _, j in uncontested], doubled, rest_optimum)
+                                                     [j for _, j in uncontested], doubled, rest_optimum, sums)
 
 
 def _random_powers(number: int, randoms: list[int], players: list[str], names: list[str], remaining: list[int],
@@ -728,8 +724,16 @@ def _comparison(with_: tuple[int, int], without: tuple[int, int], n: int) -> dic
 
 def _figures(total2: int, squares2: int, n: int) -> dict[str, float]:
     """Total and standard deviation of n players from doubled sums."""
+    return {"total": total2 / 2, "stddev": _spread(total2, squares2, n)}
+
+
+def _spread(total2: int, squares2: int, n: int) -> float:
+    """The standard deviation of n values from their doubled sum and sum of
+    squares: the float that sum(x) / n and sum(x * x) / n of the values
+    give, as the values are halves of integers far below 2**53 (their sums
+    are exact)."""
     mean = total2 / 2 / n
-    return {"total": total2 / 2, "stddev": math.sqrt(max(0.0, squares2 / 4 / n - mean * mean))}
+    return math.sqrt(max(0.0, squares2 / 4 / n - mean * mean))
 
 
 def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dict[str, Any]:
@@ -743,16 +747,18 @@ def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dic
 
 def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
     """The comparison's keys when the literal step gives the round's own result."""
-    return _comparison(_sums(doubled), _sums(doubled), len(doubled))
+    sums = _sums(doubled)
+    return _comparison(sums, sums, len(doubled))
 
 
 def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
-                          doubled: Sequence[int], rest_optimum: tuple[int, int] | None = None) -> dict[str, Any]:
+                          doubled: Sequence[int], rest_optimum: tuple[int, int] | None = None,
+                          sums: tuple[int, int] | None = None) -> dict[str, Any]:
     """By default: what the seed's literal step would give (its uncontested
     first choices `rows` x `cols` first, the optimum of the rest), against the
     round's exact optimum. The same keys as compare_without_shortcut.
     `rest_optimum`: that optimum of the rest (assignment.optimum's), when
-    the round's compiled call has made it already."""
+    the round's compiled call has made it already; `sums`: _sums(doubled)."""
     import numpy as np
 
     from judge.methods.preference.solver import assignment
@@ -766,4 +772,4 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
         rest_optimum = assignment.optimum(weights, keep_rows, keep_cols)
     t2, s2 = rest_optimum
     total, squares = _sums(weights[rows, cols].tolist())
-    return _comparison((total + t2, squares + s2), _sums(doubled), len(doubled))
+    return _comparison((total + t2, squares + s2), sums or _sums(doubled), len(doubled))
