@@ -9,6 +9,7 @@ lower bound on its count."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,8 +56,12 @@ class _ListedDP:
     @classmethod
     def of(cls, table: list[list[bool]], n_real: int, types: _SlotTypes) -> _ListedDP | None:
         """The listing, or None past _LISTED_MATCHINGS matchings."""
+        return cls.listing(table, n_real, [types.dummy[t] for t in types.slot_type])
+
+    @classmethod
+    def listing(cls, table: list[list[bool]], n_real: int, dummy: list[bool]) -> _ListedDP | None:
+        """of(), from each slot's dummy flag."""
         m = len(table)
-        dummy = [types.dummy[t] for t in types.slot_type]
         rest = table[n_real] if n_real < m else None  # the dummy lines' slots (all alike)
         used = [False] * m
         line: list[int] = []
@@ -153,6 +158,18 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
         # type of m slots (the same bound, so order "players"), its DP
         # fits in m + 1 states, and counts m! in lexicographic order.
         return _Counted(raw, real_rows, real_cols, math.factorial(m), True, "players", _AllOpen(m))
+    if len(real_rows) == m == len(real_cols) and m <= _LISTED_UP_TO:
+        # A few players and powers, none a dummy: the first try below lists
+        # them when its type bound allows; the bounds without _slot_types
+        # (each type, a distinct pattern: no dummy flag to tell them apart).
+        by_players_bound = math.prod([k + 1 for k in Counter(zip(*a)).values()])
+        by_powers_bound = math.prod([k + 1 for k in Counter(map(tuple, a)).values()])
+        order, table = ("powers", [list(col) for col in zip(*a)]) if by_powers_bound < by_players_bound \
+            else ("players", a)
+        if min(by_players_bound, by_powers_bound) <= limit:
+            listed = _ListedDP.listing(table, m, [False] * m)
+            if listed is not None:
+                return _Counted(raw, real_rows, real_cols, listed.count, True, order, listed)
     col_dummy = [c >= q for c in raw.cols]
     row_dummy = [r >= p for r in raw.rows]
     at = [list(col) for col in zip(*a)]
