@@ -104,7 +104,7 @@ def seats(U: int, params: Params) -> int:
     return params.players or U
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # (slots: a resolution reads each list's row in one step)
 class Preference:
     """A player's list: groups of equally preferred powers, best first."""
 
@@ -114,11 +114,12 @@ class Preference:
     # how many are listed: the values follow from these (see _value_row).
     ranks: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
     listed: int = field(default=0, init=False, repr=False, compare=False)
-    # (the powers, the doubled values on them as int64 bytes): kept from the
-    # first time the list is valued on a variant (read_preference does it as
-    # it reads the list, issue 29), so that a resolution joins the rows
+    # The doubled values on the powers `kept_for` as int64 bytes: kept from
+    # the first time the list is valued on a variant (read_preference does
+    # it as it reads the list, issue 29), so that a resolution joins the rows
     # instead of looking up every listed power (values_row).
-    kept_row: tuple[Any, bytes] | None = field(default=None, init=False, repr=False, compare=False)
+    kept_row: bytes = field(default=b"", init=False, repr=False, compare=False)
+    kept_for: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         ranks = []
@@ -401,11 +402,12 @@ def doubled_values(pref: Preference, powers: PowerList) -> dict[str, int]:
 def values_row(pref: Preference, powers: PowerList) -> bytes:
     """The list's doubled values on `powers` (_value_row's) as int64 bytes,
     worked out once per list and variant and kept with the list."""
-    kept = pref.kept_row
-    if kept is not None and (kept[0] is powers.powers or kept[0] == powers.powers):
-        return kept[1]
+    kept = pref.kept_for
+    if kept is not None and (kept is powers.powers or kept == powers.powers):
+        return pref.kept_row
     row = array("q", _value_row(pref, powers.numbers, len(powers))).tobytes()
-    object.__setattr__(pref, "kept_row", (powers.powers, row))
+    object.__setattr__(pref, "kept_row", row)
+    object.__setattr__(pref, "kept_for", powers.powers)
     return row
 
 
@@ -485,14 +487,19 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         if params.players is None:
             break  # not duplex: one power each
     total2, squares2 = _sums(worth)
+    if len(rounds) == 1:  # (all but duplex games)
+        tied, exact, bounds = rounds[0].tied, rounds[0].exact, rounds[0].tied_bounds
+    else:
+        tied, exact = math.prod(r.tied for r in rounds), all(r.exact for r in rounds)
+        bounds = (math.prod(r.tied_bounds[0] for r in rounds), math.prod(r.tied_bounds[1] for r in rounds))
     return Outcome(
         assignment=dict(zip(players, got)),
         values={pl: v / 2 for pl, v in zip(players, worth)},
         total=total2 / 2,  # (the sum of the values: halves of small integers add up exactly)
         stddev=_spread(total2, squares2, len(players)),
-        tied=math.prod(r.tied for r in rounds),
-        exact=all(r.exact for r in rounds),
-        tied_bounds=(math.prod(r.tied_bounds[0] for r in rounds), math.prod(r.tied_bounds[1] for r in rounds)),
+        tied=tied,
+        exact=exact,
+        tied_bounds=bounds,
         unassigned=[names[w] for w in remaining],
         rounds=rounds,
         draws=stream.records(),
@@ -506,8 +513,7 @@ def _value_table(prefs: Sequence[Preference], powers: PowerList) -> np.ndarray:
     import numpy as np
 
     key = powers.powers
-    joined = bytearray(b"".join([kept[1] if (kept := p.kept_row) is not None and kept[0] is key
-                                 else values_row(p, powers) for p in prefs]))
+    joined = bytearray(b"".join([p.kept_row if p.kept_for is key else values_row(p, powers) for p in prefs]))
     table = np.frombuffer(joined, dtype=np.int64).reshape(len(prefs), len(powers))
     # writable and aligned (a bytearray's buffer is): the only table type the kernels are compiled for
     return table if table.flags.aligned else table.copy()
@@ -540,7 +546,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     for i, w in _random_powers(r.number, randoms, players, names, remaining, stream):
         r.random[players[i]] = names[w]
         got[i].append(names[w])
-        worth[i] += int(weights[i, w])
+        worth[i] += weights.item(i, w)
     open_rows = [i for i in range(len(players)) if players[i] not in r.random] if r.random else \
         list(range(len(players)))
     if not remaining or not open_rows:
@@ -641,12 +647,11 @@ def _random_powers(number: int, randoms: list[int], players: list[str], names: l
     of `remaining`."""
     out = []
     if len(remaining) >= len(randoms):
+        options = [names[w] for w in remaining]  # kept beside `remaining`, in its order
         for i in randoms:
-            options = [names[w] for w in remaining]
-            w = remaining[options.index(stream.choice(options, what="random-power", round=number,
-                                                      player=players[i]))]
-            remaining.remove(w)
-            out.append((i, w))
+            k = options.index(stream.choice(options, what="random-power", round=number, player=players[i]))
+            del options[k]
+            out.append((i, remaining.pop(k)))
     else:
         # Fewer powers than random players (a duplex game's last round): each
         # power draws its player, so who gets one is random too, not name order.
