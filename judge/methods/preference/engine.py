@@ -575,10 +575,12 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             rest_optimum = (int(out[13]), int(out[14]))
     else:
         uncontested = _uncontested(open_weights, listed, weights.shape[1], kernel)
-    pairs: list[tuple[int, int]] = []  # (row, column) given this round, as the results list them
+    ks: list[int] = []  # the (row, column) pairs given this round, as the results list them
+    js: list[int] = []
     firsts = dict(uncontested)
     if params.shortcut:
-        pairs += uncontested
+        ks += [k for k, _ in uncontested]
+        js += [j for _, j in uncontested]
         rest = [k for k in range(len(open_rows)) if k not in firsts]
         given = set(firsts.values())
         columns = [j for j in range(len(before)) if j not in given]
@@ -597,21 +599,26 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             open_weights.take(rest, 0).take(columns, 1)
         sol = assignment.solve(table, stream, what="co-optimal", bonus=bonus)
     if rest and columns:
-        pairs += [(k, columns[col]) for k, col in zip(rest, sol.assignment) if col is not None]
+        solved = sol.assignment
+        if None in solved:
+            ks += [k for k, col in zip(rest, solved) if col is not None]
+            js += [columns[col] for col in solved if col is not None]
+        else:  # (by default `columns` are all the open powers, in order)
+            ks += rest
+            js += [columns[col] for col in solved] if params.shortcut else solved
         r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
         r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
                      "powers": [names[before[columns[j]]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact,
                      # a count too big to count is an estimate: its bounds go with it
                      **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
-    if pairs:
-        ks, js = [k for k, _ in pairs], [j for _, j in pairs]
+    if ks:
         doubled = list(map(open_weights.item, ks, js))  # (no index arrays to build: a third of the time)
         # (comprehensions, not one loop over the pairs: a third of the round's bookkeeping at 36 powers)
         who = [players[open_rows[k]] for k in ks]
         what = [names[before[j]] for j in js]
         if firsts:
-            first = [firsts.get(k) == j for k, j in pairs]
+            first = [firsts.get(k) == j for k, j in zip(ks, js)]
             r.shortcut.update([(pl, w) for pl, w, f in zip(who, what, first) if f])
             r.optimized.update([(pl, w) for pl, w, f in zip(who, what, first) if not f])
         else:
