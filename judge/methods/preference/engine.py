@@ -589,7 +589,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     # 3-4. The exact optimum of the rest, uniform among all co-optimal
     # assignments (by default, those giving the most uncontested first choices).
     if rest and columns and analysed is not None:  # (all open players and powers: not SHORTCUT)
-        sol = assignment.solve_analysed(analysed, stream, what="co-optimal")
+        sol = assignment.solve(open_weights, stream, what="co-optimal", analysed=analysed)
     elif rest and columns:
         bonus = None
         if not params.shortcut and uncontested:
