@@ -68,6 +68,11 @@ class PowerList:
         return {}
 
     @cached_property
+    def name_tuple(self) -> tuple[str, ...]:
+        """names, built once."""
+        return tuple(p.name for p in self.powers)
+
+    @cached_property
     def numbers(self) -> dict[str, int]:
         """Each power's number (its place in the list), by name."""
         return {p.name: k for k, p in enumerate(self.powers)}

@@ -26,6 +26,7 @@ from __future__ import annotations
 import math
 import re
 from array import array
+from operator import mul
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
@@ -473,7 +474,7 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         raise ParamError("no players")
     if params.players is None and len(players) > len(powers):
         raise ParamError(f"{len(players)} players for {len(powers)} powers")
-    names = [p.name for p in powers]
+    names = powers.name_tuple
     prefs = [lists[pl] for pl in players]
     weights = _value_table(prefs, powers)
     remaining = list(range(len(names)))  # power indices, in power-list order
@@ -526,7 +527,7 @@ def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int)
     return np.array([_value_row(p, index, N) for p in prefs], dtype=np.int64)
 
 
-def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int], prefs: list[Preference],
+def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: list[int], prefs: list[Preference],
                weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[str]],
                worth: list[int]) -> None:
     """One round (all of it unless duplex): steps 1-4 of the module
@@ -648,7 +649,7 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
                                                      [j for _, j in uncontested], doubled, rest_optimum, sums)
 
 
-def _random_powers(number: int, randoms: list[int], players: list[str], names: list[str], remaining: list[int],
+def _random_powers(number: int, randoms: list[int], players: list[str], names: Sequence[str], remaining: list[int],
                    stream: DrawStream) -> list[tuple[int, int]]:
     """Step 1: (player, power) drawn for the players `randoms`, taken out
     of `remaining`."""
@@ -724,7 +725,7 @@ def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
 
 def _sums(doubled: Sequence[int]) -> tuple[int, int]:
     """(sum, sum of squares) of doubled values."""
-    return sum(doubled), sum(v * v for v in doubled)
+    return sum(doubled), sum(map(mul, doubled, doubled))
 
 
 def _comparison(with_: tuple[int, int], without: tuple[int, int], n: int) -> dict[str, Any]:
