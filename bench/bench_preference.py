@@ -6,14 +6,17 @@ Run:  .venv/bin/python bench/bench_preference.py [--cases 400] [--reps 3] [--siz
 For each N, several hundred realistic profiles of N players for N powers are
 built as preference lists (group structures): a common popularity order plus
 per-player noise; about 30% of the players put a bracket of 2-4 powers, 30%
-give a partial list, 3% an empty list and 5% ask for `*` (mode "both"). The
+give a partial list, 3% an empty list and 5% ask for `*` (mode "both"),
+each valued once on the variant as the list reader does when a list comes
+(as_read; the breakdown times that apart). The
 whole method (random powers, uncontested first choices, exact optimum, uniform draw, the
 shortcut's comparison) is timed with a DrawStream, by default as games run
 (the best total, uncontested first choices breaking ties; --shortcut for
 the seed's literal step), against
 scipy's `linear_sum_assignment` on the primary objective alone (maximise the
 doubled values matrix of all players x all powers) on the same profile; the
-two are interleaved so slow phases of the machine hit both alike. Ratios are
+two are interleaved so slow phases of the machine hit both alike (wall
+clock, and the medians of process time beside). Ratios are
 median/median and p99/p99. The bar at N = 36: median ratio <= 10 and p99
 ratio <= 25 (issue 12); issue 29's aim: a median ratio <= 3. For contrast, a brute force over all permutations (numpy; the
 permutation table built once per N, not timed) for N = 7, 8, 9.
