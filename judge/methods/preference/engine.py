@@ -26,8 +26,8 @@ from __future__ import annotations
 import math
 import re
 from array import array
-from operator import mul
 from dataclasses import dataclass, field
+from operator import mul
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from judge.rng import DrawStream
@@ -567,7 +567,8 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         # One compiled call for steps 2-4's compiled parts (the uncontested
         # first choices, the optimum with them as the bonus table, the
         # shortcut's comparison): the same results as the calls one by one
-        # below, without their glue, a sixth of the round at 36 powers.
+        # below, without their glue (the bonus table, the comparison's
+        # arrays and its solve from scratch: solver_kernel.preference_round).
         out = kernel.preference_round(open_weights, weights.shape[1] - 1 - np.array(listed, dtype=np.int64))
         uncontested = list(zip(out[0].tolist(), out[1].tolist()))
         analysed = tight_graph._kernel_analysis(*open_weights.shape, *out[2:11])
@@ -614,8 +615,8 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
                      # a count too big to count is an estimate: its bounds go with it
                      **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
     if ks:
-        doubled = list(map(open_weights.item, ks, js))  # (no index arrays to build: a third of the time)
-        # (comprehensions, not one loop over the pairs: a third of the round's bookkeeping at 36 powers)
+        doubled = list(map(open_weights.item, ks, js))  # (no index arrays built from the lists)
+        # (comprehensions rather than one loop over the pairs: fewer steps per player)
         who = [players[open_rows[k]] for k in ks]
         what = [names[before[j]] for j in js]
         if firsts:
