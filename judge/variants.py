@@ -68,6 +68,16 @@ class PowerList:
         return {}
 
     @cached_property
+    def name_tuple(self) -> tuple[str, ...]:
+        """names, built once."""
+        return tuple(p.name for p in self.powers)
+
+    @cached_property
+    def numbers(self) -> dict[str, int]:
+        """Each power's number (its place in the list), by name."""
+        return {p.name: k for k, p in enumerate(self.powers)}
+
+    @cached_property
     def names_only(self) -> frozenset[str]:
         """Every power's name and abbreviation, folded (not its letter)."""
         return frozenset(k.casefold() for p in self.powers for k in (p.name, p.abbreviation))

@@ -50,7 +50,7 @@ out["numba"] = "numba" in sys.modules
 out["stats"] = {}
 if out["numba"]:
     from judge.methods.preference.solver import sampler_kernel, solver_kernel
-    for name in ("analyse", "optimum", "uncontested"):
+    for name in ("analyse", "optimum", "uncontested", "preference_round"):
         d = getattr(solver_kernel, name)
         out["stats"][name] = [sum(d.stats.cache_hits.values()), sum(d.stats.cache_misses.values()), len(d.signatures)]
     for name in ("frontier", "paths", "node_bounds", "trials"):
@@ -117,7 +117,8 @@ def test_a_built_cache_is_loaded_and_nothing_compiles_again(built, games):
     daemon = probe(folder, True, games["tied"], games["sampled"])
     assert daemon["numba"] is True
     used = {name: s for name, s in daemon["stats"].items() if s[0] or s[1]}
-    assert set(used) == {"analyse", "uncontested", "frontier", "paths", "node_bounds", "trials"}, daemon["stats"]
+    # (a default preference round makes one compiled call: preference_round)
+    assert set(used) == {"preference_round", "frontier", "paths", "node_bounds", "trials"}, daemon["stats"]
     for name, (hits, misses, signatures) in used.items():
         assert hits == 1 and misses == 0 and signatures == 1, (name, hits, misses, signatures)
     command = probe(folder, False, games["tied"], games["sampled"])
@@ -170,7 +171,7 @@ for name, names, params, lists in games:
     except Exception as err:
         if type(err).__name__ != "TooHard":
             raise
-kernels = [getattr(solver_kernel, k) for k in ("analyse", "optimum", "uncontested")]
+kernels = [getattr(solver_kernel, k) for k in ("analyse", "optimum", "uncontested", "preference_round")]
 kernels += [getattr(sampler_kernel, k) for k in ("frontier", "paths", "node_bounds", "trials")]
 print(json.dumps([[k.__name__, len(k.signatures), sum(k.stats.cache_misses.values())] for k in kernels]))
 """
@@ -349,7 +350,7 @@ def test_the_stamp_names_every_source_the_kernels_are_compiled_from():
 
     dispatchers = [d for d in vars(solver_kernel).values() if hasattr(d, "py_func")]
     dispatchers += list(sampler_kernel._compiled.values())
-    assert len(dispatchers) == 10 + 18
+    assert len(dispatchers) == 13 + 18
     files = {Path(inspect.getfile(d.py_func)).resolve() for d in dispatchers}
     stamped = {Path(name) for name in compiled._sources()}
     assert stamped == files | {Path(sampler_kernel.__file__).resolve()}

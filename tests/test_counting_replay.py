@@ -282,3 +282,51 @@ def test_failing_tries_stay_small(shape, n, before):
         tracemalloc.stop()
     assert [cb.order for cb in counted] == ["sampled"]  # every try failed
     assert peak < 12, (peak, before)  # MB; now 0.1-8 MB
+
+
+def test_a_block_open_to_all_is_counted_and_numbered_as_the_dp_does():
+    """_count_block's short cut for a block where every player may take
+    every power and none is a dummy (counting._AllOpen) gives the count,
+    order and numbering that the listing and the counting DP give."""
+    from judge.methods.preference.solver.tight_graph import _RawBlock
+
+    for m in range(2, 8):
+        raw = _RawBlock(list(range(m)), list(range(m)), [[True] * m for _ in range(m)])
+        fast = counting._count_block(raw, m, m, SOLVER.DEFAULT_COUNT_LIMIT)
+        assert isinstance(fast.dp, counting._AllOpen)
+        at = [list(col) for col in zip(*raw.allowed)]
+        types = line_dp._slot_types([tuple(x) for x in at], [False] * m)
+        ref = counting._line_dp(raw.allowed, m, types, SOLVER.DEFAULT_COUNT_LIMIT)
+        assert (fast.count, fast.order, fast.lines) == (ref.count, "players", None)
+        assert [fast.dp.unrank(r) for r in range(fast.count)] == [list(ref.unrank(r)) for r in range(ref.count)]
+        # a state limit the DP would pass is left to the DP's own verdict
+        assert not isinstance(counting._count_block(raw, m, m, m).dp, counting._AllOpen)
+
+
+def test_a_small_block_without_dummies_is_listed_as_the_general_tries_list_it():
+    """_count_block's short cut for blocks of at most _LISTED_UP_TO players
+    and powers, none a dummy (the bounds without _slot_types): the order,
+    count and numbering of the general tries (players' types, powers'
+    types, the smaller bound first)."""
+    from judge.methods.preference.solver.tight_graph import _RawBlock
+
+    rnd = random.Random(29)
+    seen = 0
+    for _ in range(3000):
+        m = rnd.randint(2, counting._LISTED_UP_TO)
+        a = [[rnd.random() < 0.6 for _ in range(m)] for _ in range(m)]
+        for i in range(m):
+            a[i][i] = True  # a perfect matching, as every block has
+        raw = _RawBlock(list(range(m)), list(range(m)), a)
+        got = counting._count_block(raw, m, m, SOLVER.DEFAULT_COUNT_LIMIT)
+        at = [list(col) for col in zip(*a)]
+        tries = [("players", a, line_dp._slot_types([tuple(x) for x in at], [False] * m)),
+                 ("powers", at, line_dp._slot_types([tuple(x) for x in a], [False] * m))]
+        if tries[1][2].bound < tries[0][2].bound:
+            tries.reverse()
+        order, table, types = tries[0]
+        ref = counting._line_dp(table, m, types, SOLVER.DEFAULT_COUNT_LIMIT)
+        assert (got.order, got.count) == (order, ref.count)
+        assert [list(got.dp.unrank(r)) for r in range(got.count)] == [list(ref.unrank(r)) for r in range(ref.count)]
+        seen += isinstance(got.dp, counting._ListedDP)
+    assert seen > 1000

@@ -173,3 +173,71 @@ def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
                 assert [k for k, _ in got] == sorted(k for k, _ in got)
             checked += bool(expected)
     assert checked > 100
+
+
+def test_a_rounds_compiled_call_gives_what_its_steps_give():
+    """solver_kernel.preference_round (a default round's one compiled call)
+    gives the uncontested first choices, the analysis with them as the
+    bonus table, and the shortcut comparison's optimum (found from the
+    round's own costs, potentials and assignment) that the calls one by
+    one give: engine._uncontested, tight_graph._analyse, assignment.optimum
+    without those rows and columns. On the pinned games' tables with
+    players and powers left out (random powers, duplex rounds: tables not
+    square), and on random tables."""
+    import numpy as np
+
+    from judge.methods.preference.solver import solver_kernel, tight_graph
+
+    saved = linear_assignment._KERNEL[:]
+    linear_assignment._KERNEL[:] = [solver_kernel]
+    try:
+        tables = []
+        for name, names, params, lists in replay_games():
+            players = pref.player_order(list(lists))
+            weights = np.array([pref._value_row(lists[pl], {w: k for k, w in enumerate(names)}, len(names))
+                                for pl in players], dtype=np.int64)
+            rnd = random.Random(name)
+            for _ in range(4):
+                rows = sorted(rnd.sample(range(len(players)), rnd.randint(1, len(players))))
+                cols = sorted(rnd.sample(range(len(names)), rnd.randint(1, len(names))))
+                tables.append((np.ascontiguousarray(weights[np.ix_(rows, cols)]),
+                               [lists[players[i]].listed for i in rows], len(names)))
+        rnd = random.Random(29)
+        for _ in range(300):
+            p, q = rnd.randint(1, 14), rnd.randint(1, 14)
+            top = rnd.choice([2, 5, 30])
+            tables.append((np.array([[rnd.randint(0, top) for _ in range(q)] for _ in range(p)], dtype=np.int64),
+                           [rnd.randint(0, q) for _ in range(p)], q))
+        from tests.realistic_cases import realistic_matrix
+
+        for n in (12, 17, 36, 50):  # realistic lists, some players and powers left out
+            for _ in range(150):
+                w = realistic_matrix(rnd, n)
+                rows = sorted(rnd.sample(range(n), n - rnd.choice([0, 0, 1, 3])))
+                cols = sorted(rnd.sample(range(n), n - rnd.choice([0, 0, 1, 3])))
+                tables.append((np.ascontiguousarray(w[np.ix_(rows, cols)]), [n] * len(rows), n))
+        compared = 0
+        for w, listed, N in tables:
+            out = solver_kernel.preference_round(w, N - 1 - np.array(listed, dtype=np.int64))
+            unc = pref._uncontested(w, listed, N, solver_kernel)
+            assert list(zip(out[0].tolist(), out[1].tolist())) == unc
+            bonus = None
+            if unc:
+                bonus = np.zeros(w.shape, dtype=np.int64)
+                bonus[tuple(zip(*unc))] = 1
+            got, want = tight_graph._kernel_analysis(*w.shape, *out[2:11]), tight_graph._analyse(w, bonus)
+            assert (got.sigma, got.total, got.sum_squares, got.bonus) == \
+                (want.sigma, want.total, want.sum_squares, want.bonus)
+            assert [(b.rows, b.cols, b.allowed) for b in got.blocks] == \
+                [(b.rows, b.cols, b.allowed) for b in want.blocks]
+            assert bool(out[11]) == (want.bonus < len(unc))
+            if out[11]:
+                keep_rows = np.ones(w.shape[0], dtype=bool)
+                keep_rows[[k for k, _ in unc]] = False
+                keep_cols = np.ones(w.shape[1], dtype=bool)
+                keep_cols[[j for _, j in unc]] = False
+                assert (out[12], int(out[13]), int(out[14])) == (0, *assignment.optimum(w, keep_rows, keep_cols))
+                compared += 1
+        assert compared > 100
+    finally:
+        linear_assignment._KERNEL[:] = saved

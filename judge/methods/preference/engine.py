@@ -25,7 +25,9 @@ from __future__ import annotations
 
 import math
 import re
+from array import array
 from dataclasses import dataclass, field
+from operator import mul
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from judge.rng import DrawStream
@@ -103,7 +105,7 @@ def seats(U: int, params: Params) -> int:
     return params.players or U
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)  # (slots: a resolution reads each list's row in one step)
 class Preference:
     """A player's list: groups of equally preferred powers, best first."""
 
@@ -113,6 +115,12 @@ class Preference:
     # how many are listed: the values follow from these (see _value_row).
     ranks: tuple[tuple[str, int], ...] = field(default=(), init=False, repr=False, compare=False)
     listed: int = field(default=0, init=False, repr=False, compare=False)
+    # The doubled values on the powers `kept_for` as int64 bytes: kept from
+    # the first time the list is valued on a variant (read_preference does
+    # it as it reads the list, issue 29), so that a resolution joins the rows
+    # instead of looking up every listed power (values_row).
+    kept_row: bytes = field(default=b"", init=False, repr=False, compare=False)
+    kept_for: Any = field(default=None, init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         ranks = []
@@ -161,6 +169,7 @@ def read_preference(text: str, powers: PowerList, column: int = 1) -> Preference
     if known is not None:
         return known
     pref = _read_fast(text, powers) or read_preference_carefully(text, powers, column)
+    values_row(pref, powers)  # valued once, as it is read: a resolution only joins the rows
     if len(memo) >= _MEMO_SIZE:
         memo.clear()
     memo[key] = pref
@@ -391,6 +400,18 @@ def doubled_values(pref: Preference, powers: PowerList) -> dict[str, int]:
     return dict(zip((p.name for p in powers), row))
 
 
+def values_row(pref: Preference, powers: PowerList) -> bytes:
+    """The list's doubled values on `powers` (_value_row's) as int64 bytes,
+    worked out once per list and variant and kept with the list."""
+    kept = pref.kept_for
+    if kept is not None and (kept is powers.powers or kept == powers.powers):
+        return pref.kept_row
+    row = array("q", _value_row(pref, powers.numbers, len(powers))).tobytes()
+    object.__setattr__(pref, "kept_row", row)
+    object.__setattr__(pref, "kept_for", powers.powers)
+    return row
+
+
 def _value_row(pref: Preference, index: Mapping[str, int], N: int) -> list[int]:
     """The doubled values of one player, in power-list order. A power at
     positions first..last (a bracket) is worth 2N - (first + last)."""
@@ -446,13 +467,6 @@ class Outcome:
     draws: list[dict[str, Any]]
 
 
-def _stddev(values: Sequence[float]) -> float:
-    if not values:
-        return 0.0
-    mean = sum(values) / len(values)
-    return math.sqrt(max(0.0, sum(v * v for v in values) / len(values) - mean * mean))
-
-
 def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], stream: DrawStream) -> Outcome:
     """Assign the powers. `lists` holds every player's list (empty: don't care)."""
     players = player_order(list(lists))
@@ -460,11 +474,11 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         raise ParamError("no players")
     if params.players is None and len(players) > len(powers):
         raise ParamError(f"{len(players)} players for {len(powers)} powers")
-    names = [p.name for p in powers]
+    names = powers.name_tuple
     prefs = [lists[pl] for pl in players]
-    weights = _value_matrix(prefs, {w: k for k, w in enumerate(names)}, len(names))
+    weights = _value_table(prefs, powers)
     remaining = list(range(len(names)))  # power indices, in power-list order
-    got: list[list[int]] = [[] for _ in players]
+    got: list[list[str]] = [[] for _ in players]  # the powers' names
     worth = [0] * len(players)  # doubled values of what each player got
     rounds: list[Round] = []
     while remaining:
@@ -473,19 +487,37 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    player_values = {pl: v / 2 for pl, v in zip(players, worth)}
+    total2, squares2 = _sums(worth)
+    if len(rounds) == 1:  # (all but duplex games)
+        tied, exact, bounds = rounds[0].tied, rounds[0].exact, rounds[0].tied_bounds
+    else:
+        tied, exact = math.prod(r.tied for r in rounds), all(r.exact for r in rounds)
+        bounds = (math.prod(r.tied_bounds[0] for r in rounds), math.prod(r.tied_bounds[1] for r in rounds))
     return Outcome(
-        assignment={pl: [names[w] for w in ws] for pl, ws in zip(players, got)},
-        values=player_values,
-        total=sum(player_values.values()),
-        stddev=_stddev(list(player_values.values())),
-        tied=math.prod(r.tied for r in rounds),
-        exact=all(r.exact for r in rounds),
-        tied_bounds=(math.prod(r.tied_bounds[0] for r in rounds), math.prod(r.tied_bounds[1] for r in rounds)),
+        assignment=dict(zip(players, got)),
+        values={pl: v / 2 for pl, v in zip(players, worth)},
+        total=total2 / 2,  # (the sum of the values: halves of small integers add up exactly)
+        stddev=_spread(total2, squares2, len(players)),
+        tied=tied,
+        exact=exact,
+        tied_bounds=bounds,
         unassigned=[names[w] for w in remaining],
         rounds=rounds,
         draws=stream.records(),
     )
+
+
+def _value_table(prefs: Sequence[Preference], powers: PowerList) -> np.ndarray:
+    """_value_matrix's table from the rows the lists keep (values_row): one
+    join, where looking up every listed power took a fifth of a resolution
+    at 36 powers (issue 29)."""
+    import numpy as np
+
+    key = powers.powers
+    joined = bytearray(b"".join([p.kept_row if p.kept_for is key else values_row(p, powers) for p in prefs]))
+    table = np.frombuffer(joined, dtype=np.int64).reshape(len(prefs), len(powers))
+    # writable and aligned (a bytearray's buffer is): the only table type the kernels are compiled for
+    return table if table.flags.aligned else table.copy()
 
 
 def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int) -> np.ndarray:
@@ -495,16 +527,16 @@ def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int)
     return np.array([_value_row(p, index, N) for p in prefs], dtype=np.int64)
 
 
-def _one_round(r: Round, players: list[str], names: list[str], remaining: list[int], prefs: list[Preference],
-               weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[int]],
+def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: list[int], prefs: list[Preference],
+               weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[str]],
                worth: list[int]) -> None:
     """One round (all of it unless duplex): steps 1-4 of the module
     docstring on the powers `remaining` (power-list order), which it
-    reduces; each player's powers go to `got`, their doubled values to
-    `worth`."""
+    reduces; each player's powers go to `got` (names), their doubled
+    values to `worth`."""
     import numpy as np
 
-    from judge.methods.preference.solver import assignment, linear_assignment
+    from judge.methods.preference.solver import assignment, linear_assignment, tight_graph
 
     doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
     # 1. Random powers: everybody in mode "random", "*" players in mode "both".
@@ -514,8 +546,8 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         randoms = [i for i, p in enumerate(prefs) if p.random] if params.mode == "both" else []
     for i, w in _random_powers(r.number, randoms, players, names, remaining, stream):
         r.random[players[i]] = names[w]
-        got[i].append(w)
-        worth[i] += int(weights[i, w])
+        got[i].append(names[w])
+        worth[i] += weights.item(i, w)
     open_rows = [i for i in range(len(players)) if players[i] not in r.random] if r.random else \
         list(range(len(players)))
     if not remaining or not open_rows:
@@ -527,12 +559,30 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
     # open_weights. The literal step (SET PREFERENCE SHORTCUT) gives them
     # before the optimum, which can cost total value; by default they only
     # break ties among the best assignments.
-    uncontested = _uncontested(open_weights, [prefs[i].listed for i in open_rows], weights.shape[1],
-                               linear_assignment._kernel(len(names)))
-    pairs: list[tuple[int, int]] = []  # (row, column) given this round, as the results list them
+    kernel = linear_assignment._kernel(len(names))
+    listed = [prefs[i].listed for i in open_rows]
+    analysed = None  # the optimum's analysis, when the round's compiled call made it
+    rest_optimum = None  # and the best of the rest after the literal step, when it was needed
+    if kernel is not None and not params.shortcut:
+        # One compiled call for steps 2-4's compiled parts (the uncontested
+        # first choices, the optimum with them as the bonus table, the
+        # shortcut's comparison): the same results as the calls one by one
+        # below, without their glue (the bonus table, the comparison's
+        # arrays and its solve from scratch: solver_kernel.preference_round).
+        out = kernel.preference_round(open_weights, weights.shape[1] - 1 - np.array(listed, dtype=np.int64))
+        uncontested = list(zip(out[0].tolist(), out[1].tolist()))
+        analysed = tight_graph._kernel_analysis(*open_weights.shape, *out[2:11])
+        if out[11]:
+            tight_graph._kernel_status(out[12])
+            rest_optimum = (int(out[13]), int(out[14]))
+    else:
+        uncontested = _uncontested(open_weights, listed, weights.shape[1], kernel)
+    ks: list[int] = []  # the (row, column) pairs given this round, as the results list them
+    js: list[int] = []
     firsts = dict(uncontested)
     if params.shortcut:
-        pairs += uncontested
+        ks += [k for k, _ in uncontested]
+        js += [j for _, j in uncontested]
         rest = [k for k in range(len(open_rows)) if k not in firsts]
         given = set(firsts.values())
         columns = [j for j in range(len(before)) if j not in given]
@@ -540,7 +590,9 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         rest, columns = list(range(len(open_rows))), list(range(len(before)))
     # 3-4. The exact optimum of the rest, uniform among all co-optimal
     # assignments (by default, those giving the most uncontested first choices).
-    if rest and columns:
+    if rest and columns and analysed is not None:  # (all open players and powers: not SHORTCUT)
+        sol = assignment.solve(open_weights, stream, what="co-optimal", analysed=analysed)
+    elif rest and columns:
         bonus = None
         if not params.shortcut and uncontested:
             bonus = np.zeros(open_weights.shape, dtype=np.int64)
@@ -548,24 +600,42 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
         table = open_weights if len(rest) == len(open_rows) and len(columns) == len(before) else \
             open_weights.take(rest, 0).take(columns, 1)
         sol = assignment.solve(table, stream, what="co-optimal", bonus=bonus)
-        pairs += [(k, columns[col]) for k, col in zip(rest, sol.assignment) if col is not None]
+    if rest and columns:
+        solved = sol.assignment
+        if None in solved:
+            ks += [k for k, col in zip(rest, solved) if col is not None]
+            js += [columns[col] for col in solved if col is not None]
+        else:  # (by default `columns` are all the open powers, in order)
+            ks += rest
+            js += [columns[col] for col in solved] if params.shortcut else solved
         r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
         r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
                      "powers": [names[before[columns[j]]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact,
                      # a count too big to count is an estimate: its bounds go with it
                      **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
-    if pairs:
-        doubled = open_weights[[k for k, _ in pairs], [j for _, j in pairs]].tolist()
-        for (k, j), v in zip(pairs, doubled):
-            i, w = open_rows[k], before[j]
-            (r.shortcut if firsts.get(k) == j else r.optimized)[players[i]] = names[w]
+    if ks:
+        doubled = list(map(open_weights.item, ks, js))  # (no index arrays built from the lists)
+        # (comprehensions rather than one loop over the pairs: fewer steps per player)
+        who = [players[open_rows[k]] for k in ks]
+        what = [names[before[j]] for j in js]
+        if firsts:
+            first = [firsts.get(k) == j for k, j in zip(ks, js)]
+            r.shortcut.update([(pl, w) for pl, w, f in zip(who, what, first) if f])
+            r.optimized.update([(pl, w) for pl, w, f in zip(who, what, first) if not f])
+        else:
+            r.optimized.update(zip(who, what))
+        for k, w, v in zip(ks, what, doubled):
+            i = open_rows[k]
             got[i].append(w)
             worth[i] += v
-        taken = {before[j] for _, j in pairs}
+        taken = {before[j] for j in js}
         remaining[:] = [w for w in remaining if w not in taken]
-    r.total = sum(doubled) / 2
-    r.stddev = _stddev([v / 2 for v in doubled])
+    sums = _sums(doubled)
+    r.total = sums[0] / 2
+    # the values' standard deviation from the doubled sums: the same float
+    # as from the values (halves of small integers add up exactly)
+    r.stddev = _spread(*sums, len(doubled)) if doubled else 0.0
     if uncontested:
         if params.shortcut:
             r.shortcut_check = compare_without_shortcut(open_weights, doubled)
@@ -574,24 +644,23 @@ def _one_round(r: Round, players: list[str], names: list[str], remaining: list[i
             # step fixes those, and the best of the rest is the optimum's
             # own rest (else the optimum could be bettered), so both are
             # the same and need no second solve.
-            r.shortcut_check = compare_equal(doubled)
+            r.shortcut_check = _comparison(sums, sums, len(doubled))
         else:
             r.shortcut_check = compare_with_shortcut(open_weights, [k for k, _ in uncontested],
-                                                     [j for _, j in uncontested], doubled)
+                                                     [j for _, j in uncontested], doubled, rest_optimum, sums)
 
 
-def _random_powers(number: int, randoms: list[int], players: list[str], names: list[str], remaining: list[int],
+def _random_powers(number: int, randoms: list[int], players: list[str], names: Sequence[str], remaining: list[int],
                    stream: DrawStream) -> list[tuple[int, int]]:
     """Step 1: (player, power) drawn for the players `randoms`, taken out
     of `remaining`."""
     out = []
     if len(remaining) >= len(randoms):
+        options = [names[w] for w in remaining]  # kept beside `remaining`, in its order
         for i in randoms:
-            options = [names[w] for w in remaining]
-            w = remaining[options.index(stream.choice(options, what="random-power", round=number,
-                                                      player=players[i]))]
-            remaining.remove(w)
-            out.append((i, w))
+            k = options.index(stream.choice(options, what="random-power", round=number, player=players[i]))
+            del options[k]
+            out.append((i, remaining.pop(k)))
     else:
         # Fewer powers than random players (a duplex game's last round): each
         # power draws its player, so who gets one is random too, not name order.
@@ -657,7 +726,7 @@ def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
 
 def _sums(doubled: Sequence[int]) -> tuple[int, int]:
     """(sum, sum of squares) of doubled values."""
-    return sum(doubled), sum(v * v for v in doubled)
+    return sum(doubled), sum(map(mul, doubled, doubled))
 
 
 def _comparison(with_: tuple[int, int], without: tuple[int, int], n: int) -> dict[str, Any]:
@@ -668,8 +737,16 @@ def _comparison(with_: tuple[int, int], without: tuple[int, int], n: int) -> dic
 
 def _figures(total2: int, squares2: int, n: int) -> dict[str, float]:
     """Total and standard deviation of n players from doubled sums."""
+    return {"total": total2 / 2, "stddev": _spread(total2, squares2, n)}
+
+
+def _spread(total2: int, squares2: int, n: int) -> float:
+    """The standard deviation of n values from their doubled sum and sum of
+    squares: the float that sum(x) / n and sum(x * x) / n of the values
+    give, as the values are halves of integers far below 2**53 (their sums
+    are exact)."""
     mean = total2 / 2 / n
-    return {"total": total2 / 2, "stddev": math.sqrt(max(0.0, squares2 / 4 / n - mean * mean))}
+    return math.sqrt(max(0.0, squares2 / 4 / n - mean * mean))
 
 
 def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dict[str, Any]:
@@ -683,23 +760,29 @@ def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dic
 
 def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
     """The comparison's keys when the literal step gives the round's own result."""
-    return _comparison(_sums(doubled), _sums(doubled), len(doubled))
+    sums = _sums(doubled)
+    return _comparison(sums, sums, len(doubled))
 
 
 def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
-                          doubled: Sequence[int]) -> dict[str, Any]:
+                          doubled: Sequence[int], rest_optimum: tuple[int, int] | None = None,
+                          sums: tuple[int, int] | None = None) -> dict[str, Any]:
     """By default: what the seed's literal step would give (its uncontested
     first choices `rows` x `cols` first, the optimum of the rest), against the
-    round's exact optimum. The same keys as compare_without_shortcut."""
+    round's exact optimum. The same keys as compare_without_shortcut.
+    `rest_optimum`: that optimum of the rest (assignment.optimum's), when
+    the round's compiled call has made it already; `sums`: _sums(doubled)."""
     import numpy as np
 
     from judge.methods.preference.solver import assignment
 
     rows, cols = list(rows), list(cols)
-    keep_rows = np.ones(weights.shape[0], dtype=bool)
-    keep_rows[rows] = False
-    keep_cols = np.ones(weights.shape[1], dtype=bool)
-    keep_cols[cols] = False
-    t2, s2 = assignment.optimum(weights, keep_rows, keep_cols)
-    total, squares = _sums(weights[rows, cols].tolist())
-    return _comparison((total + t2, squares + s2), _sums(doubled), len(doubled))
+    if rest_optimum is None:
+        keep_rows = np.ones(weights.shape[0], dtype=bool)
+        keep_rows[rows] = False
+        keep_cols = np.ones(weights.shape[1], dtype=bool)
+        keep_cols[cols] = False
+        rest_optimum = assignment.optimum(weights, keep_rows, keep_cols)
+    t2, s2 = rest_optimum
+    total, squares = _sums(list(map(weights.item, rows, cols)))
+    return _comparison((total + t2, squares + s2), sums or _sums(doubled), len(doubled))

@@ -263,6 +263,7 @@ def solve(
     count_limit: int = DEFAULT_COUNT_LIMIT,
     bonus: Any = None,
     work_limit: int = DEFAULT_WORK_LIMIT,
+    analysed: _Analysis | None = None,
 ) -> Solution:
     """The assignment of the rule in the module docstring.
 
@@ -271,9 +272,12 @@ def solve(
     every counted block (r = 0), with no draw, and the sampler's draw with
     key (0, 0) in a block too big to count. `bonus`: rule 3's table
     (optional). Raises TooHard when a block is too big to count and its
-    exact draw passes `work_limit` (all blocks together).
+    exact draw passes `work_limit` (all blocks together). `analysed`: the
+    analysis of `weights` with `bonus` (tight_graph's), when the caller
+    has it already (the preference method's round makes it in the same
+    compiled call as its other steps: tight_graph._kernel_analysis).
     """
-    an = _analyse(weights, bonus)
+    an = analysed if analysed is not None else _analyse(weights, bonus)
     assignment = _base_assignment(an)
     blocks: list[Block] = []
     tied = 1

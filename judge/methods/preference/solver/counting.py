@@ -9,6 +9,7 @@ lower bound on its count."""
 from __future__ import annotations
 
 import math
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 
@@ -55,8 +56,12 @@ class _ListedDP:
     @classmethod
     def of(cls, table: list[list[bool]], n_real: int, types: _SlotTypes) -> _ListedDP | None:
         """The listing, or None past _LISTED_MATCHINGS matchings."""
+        return cls.listing(table, n_real, [types.dummy[t] for t in types.slot_type])
+
+    @classmethod
+    def listing(cls, table: list[list[bool]], n_real: int, dummy: list[bool]) -> _ListedDP | None:
+        """of(), from each slot's dummy flag."""
         m = len(table)
-        dummy = [types.dummy[t] for t in types.slot_type]
         rest = table[n_real] if n_real < m else None  # the dummy lines' slots (all alike)
         used = [False] * m
         line: list[int] = []
@@ -93,6 +98,30 @@ class _ListedDP:
         return list(self.matchings[r])
 
 
+class _AllOpen:
+    """The count and numbering of a block of m players and m powers, none
+    a dummy, where every player may take every power (80% of the tied
+    blocks of realistic lists at 36 powers: players who bracket the same
+    powers): m! assignments, numbered as the counting DP in order "players"
+    numbers them (and _ListedDP lists them), lexicographically, without
+    its set-up (tests/test_counting_replay.py)."""
+
+    def __init__(self, m: int):
+        self.m = m
+        self.count = math.factorial(m)
+        self.states = m + 1  # the counting DP's: one state per line taken
+
+    def unrank(self, r: int) -> list[int]:
+        if not 0 <= r < self.count:
+            raise ValueError("rank out of range")
+        free = list(range(self.m))
+        out = []
+        for k in range(self.m - 1, -1, -1):
+            x, r = divmod(r, math.factorial(k))
+            out.append(free.pop(x))
+        return out
+
+
 # Blocks of at most this many lines, with at most this many matchings, are
 # counted by listing them (_ListedDP).
 _LISTED_UP_TO = 5
@@ -124,6 +153,23 @@ def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
         return _Counted(raw, real_rows, real_cols, 1, True, "fixed", None)
     a = raw.allowed
     m = len(a)
+    if len(real_rows) == m == len(real_cols) and m + 1 <= limit and all(map(all, a)):
+        # Every player may take every power: both orders' types are one
+        # type of m slots (the same bound, so order "players"), its DP
+        # fits in m + 1 states, and counts m! in lexicographic order.
+        return _Counted(raw, real_rows, real_cols, math.factorial(m), True, "players", _AllOpen(m))
+    if len(real_rows) == m == len(real_cols) and m <= _LISTED_UP_TO:
+        # A few players and powers, none a dummy: the first try below lists
+        # them when its type bound allows; the bounds without _slot_types
+        # (each type, a distinct pattern: no dummy flag to tell them apart).
+        by_players_bound = math.prod([k + 1 for k in Counter(zip(*a)).values()])
+        by_powers_bound = math.prod([k + 1 for k in Counter(map(tuple, a)).values()])
+        order, table = ("powers", [list(col) for col in zip(*a)]) if by_powers_bound < by_players_bound \
+            else ("players", a)
+        if min(by_players_bound, by_powers_bound) <= limit:
+            listed = _ListedDP.listing(table, m, [False] * m)
+            if listed is not None:
+                return _Counted(raw, real_rows, real_cols, listed.count, True, order, listed)
     col_dummy = [c >= q for c in raw.cols]
     row_dummy = [r >= p for r in raw.rows]
     at = [list(col) for col in zip(*a)]

@@ -63,6 +63,12 @@ def _warm() -> None:
     assignment.solve(w)  # one block of n, counted
     assignment.solve(w, count_limit=1)  # the same, sampled
     engine._uncontested(w, [0] * n, n, solver_kernel)
+    # a preference round by default: its one compiled call (preference_round), on the engine's own tables
+    from judge.rng import DrawStream
+    from judge.variants import make_power_list
+
+    powers = make_power_list([f"Power{k:02d}" for k in range(n)])
+    engine.resolve(powers, engine.Params(), {f"p{k:02d}": engine.Preference() for k in range(n)}, DrawStream(b"warm"))
 
 
 def start_build():

@@ -47,6 +47,16 @@ def _assign(c):  # pragma: no cover - compiled; checked against scipy and the Py
         if col4row[at] == -1:
             col4row[at] = j
             row4col[j] = at
+    _augment(c, u, v, col4row, row4col)
+    return col4row, u, v
+
+
+@njit(cache=True)
+def _augment(c, u, v, col4row, row4col):  # pragma: no cover - compiled
+    """_assign's shortest augmenting paths: from potentials u, v feasible
+    for c (c - u - v >= 0) and a matching col4row / row4col of cells at
+    reduced cost 0, every free row matched (all updated in place)."""
+    n = c.shape[0]
     path = np.empty(n, np.int64)
     shortest = np.empty(n, np.int64)
     seen_row = np.zeros(n, np.bool_)
@@ -104,7 +114,6 @@ def _assign(c):  # pragma: no cover - compiled; checked against scipy and the Py
             j = k
             if i == cur:
                 break
-    return col4row, u, v
 
 
 @njit(cache=True)
@@ -276,8 +285,16 @@ def optimum_moves(c):  # pragma: no cover - compiled; checked against the Python
     take player k's power at reduced cost 0 (the diagonal always); label[i]
     the strongly connected component of player i in the graph of tight
     moves."""
-    n = c.shape[0]
     sigma, u, v = _assign(c)
+    cost, tight, label = _moves(c, sigma, u, v)
+    return sigma, cost, tight, label
+
+
+@njit(cache=True)
+def _moves(c, sigma, u, v):  # pragma: no cover - compiled
+    """optimum_moves' (cost, tight, label) of the optimal assignment sigma
+    of c under its potentials u, v."""
+    n = c.shape[0]
     cost = np.int64(0)
     for i in range(n):
         cost += c[i, sigma[i]]
@@ -288,7 +305,7 @@ def optimum_moves(c):  # pragma: no cover - compiled; checked against the Python
             j = sigma[k]
             if c[i, j] - ui - v[j] == 0:
                 tight[i, k] = True
-    return sigma, cost, tight, _components(tight)
+    return cost, tight, _components(tight)
 
 
 @njit(cache=True)
@@ -391,3 +408,87 @@ def uncontested(w, floor):  # pragma: no cover - compiled; checked against the n
             cols[k] = first[i]
             k += 1
     return rows[:k], cols[:k]
+
+
+@njit(cache=True)
+def preference_round(w, floor):  # pragma: no cover - compiled; checked against the calls it joins
+    """A preference round by default (judge/methods/preference/engine.py),
+    in one call: `uncontested(w, floor)`, `analyse` of w with those cells
+    as the bonus table (an empty one when there are none), and, when the
+    optimum does not give every uncontested first choice (fewer bonus
+    cells taken than there are), what `optimum` of w without their rows
+    and columns gives (the seed's literal step's rest: the shortcut's
+    comparison). Returns uncontested's (rows, cols), analyse's nine
+    values, then (compared, status, total, squares) of that optimum
+    (compared False: not needed; total and squares 0 where no row or no
+    column is left).
+
+    That optimum is found from the round's own: the same costs without
+    the rows and columns (each cost being the weight's, the best total
+    comes first, the least squares next, whatever the table's size: see
+    costs.py), the round's potentials (still feasible there) and its
+    assignment where it kept its power, so that only the players whose
+    power was taken out look for another (_augment). Its total and squares
+    are those of `optimum` (unique; tests)."""
+    uc_rows, uc_cols = uncontested(w, floor)
+    nu = uc_rows.shape[0]
+    p, q = w.shape
+    bonus = np.zeros((p, q) if nu else (0, 0), np.int64)
+    for k in range(nu):
+        bonus[uc_rows[k], uc_cols[k]] = 1
+    # analyse(w, bonus), keeping the costs and the potentials
+    status, c, n, K, maxw, M = _costs(w, bonus, np.ones(p, np.bool_), np.ones(q, np.bool_))
+    none = np.zeros(0, np.int64)
+    if status:
+        return (uc_rows, uc_cols, status, none, np.int64(0), np.int64(0), np.int64(0), none, none, none,
+                np.zeros(0, np.bool_), False, OK, np.int64(0), np.int64(0))
+    sigma, u, v = _assign(c)
+    cost, tight, label = _moves(c, sigma, u, v)
+    total, squares, taken = _decode(cost, n, K, maxw, M)
+    rows, cols, starts, allowed = _blocks(sigma, tight, label)
+    compared = False
+    cmp_total, cmp_squares = np.int64(0), np.int64(0)
+    if nu and taken < nu:
+        compared = True
+        if nu < p and nu < q:
+            gone_row = np.zeros(n, np.bool_)
+            gone_col = np.zeros(n, np.bool_)
+            for k in range(nu):
+                gone_row[uc_rows[k]] = True
+                gone_col[uc_cols[k]] = True
+            m = n - nu
+            kept_rows = np.empty(m, np.int64)
+            kept_cols = np.empty(m, np.int64)
+            new_col = np.full(n, -1, np.int64)  # a kept column's number in the smaller table
+            a = 0
+            b = 0
+            for x in range(n):
+                if not gone_row[x]:
+                    kept_rows[a] = x
+                    a += 1
+                if not gone_col[x]:
+                    kept_cols[b] = x
+                    new_col[x] = b
+                    b += 1
+            c2 = np.empty((m, m), np.int64)
+            u2 = np.empty(m, np.int64)
+            v2 = np.empty(m, np.int64)
+            col4row = np.full(m, -1, np.int64)
+            row4col = np.full(m, -1, np.int64)
+            for a in range(m):
+                i = kept_rows[a]
+                u2[a] = u[i]
+                v2[a] = v[kept_cols[a]]
+                for b in range(m):
+                    c2[a, b] = c[i, kept_cols[b]]
+                b = new_col[sigma[i]]
+                if b >= 0:
+                    col4row[a] = b
+                    row4col[b] = a
+            _augment(c2, u2, v2, col4row, row4col)
+            cost2 = np.int64(0)
+            for a in range(m):
+                cost2 += c2[a, col4row[a]]
+            cmp_total, cmp_squares, _ = _decode(cost2, m, K, maxw, M)
+    return (uc_rows, uc_cols, OK, sigma, total, squares, taken, rows, cols, starts, allowed,
+            compared, OK, cmp_total, cmp_squares)

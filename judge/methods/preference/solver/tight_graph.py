@@ -97,20 +97,25 @@ def _analyse(weights: Any, bonus: Any = None) -> _Analysis:
     if p == 0 or q == 0:
         return _Analysis(p, q, list(range(max(p, q))), [], 0, 0)
     if kernel is not None:  # the costs, the optimum and its blocks in one call
-        status, sigma, total, squares, taken, rows, cols, starts, allowed = kernel.analyse(
-            w, _NO_BONUS if b is None else b)
-        _kernel_status(status)
-        rows, cols, starts = rows.tolist(), cols.tolist(), starts.tolist()
-        blocks, cell = [], 0
-        for s, e in zip(starts, starts[1:]):
-            m = e - s
-            blocks.append(_RawBlock(rows[s:e], cols[s:e], allowed[cell:cell + m * m].reshape(m, m).tolist()))
-            cell += m * m
-        return _Analysis(p, q, sigma.tolist(), blocks, int(total), int(squares), int(taken))
+        return _kernel_analysis(p, q, *kernel.analyse(w, _NO_BONUS if b is None else b))
     c, n, K, maxw, M = _costs(w, b)
     sigma, cost, tight, label = _optimum_moves(c)
     total, squares, taken = _decode(cost, n, K, maxw, M)
     return _blocks_of(p, q, sigma, tight, label, total, squares, taken)
+
+
+def _kernel_analysis(p: int, q: int, status: int, sigma: np.ndarray, total: int, squares: int, taken: int,
+                     rows: np.ndarray, cols: np.ndarray, starts: np.ndarray, allowed: np.ndarray) -> _Analysis:
+    """The analysis of a p x q table from what the compiled kernel's
+    `analyse` returns (its blocks packed: solver_kernel._blocks)."""
+    _kernel_status(status)
+    rows, cols, starts = rows.tolist(), cols.tolist(), starts.tolist()
+    blocks, cell = [], 0
+    for s, e in zip(starts, starts[1:]):
+        m = e - s
+        blocks.append(_RawBlock(rows[s:e], cols[s:e], allowed[cell:cell + m * m].reshape(m, m).tolist()))
+        cell += m * m
+    return _Analysis(p, q, sigma.tolist(), blocks, int(total), int(squares), int(taken))
 
 
 def _blocks_of(p: int, q: int, sigma: np.ndarray, tight: np.ndarray, label: np.ndarray, total: int, squares: int,
