@@ -29,7 +29,8 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
-# What this session's transaction holds already (cleared when it ends):
+# What this session's transaction holds already, each kept with that
+# transaction (a later transaction of the session finds nothing held):
 # SQLite's write lock, and the games lock_games locked, by id.
 _WRITE_LOCKED = "judge.store.lock.write_locked"
 _HELD = "judge.store.lock.held"
@@ -70,8 +71,8 @@ def lock_games(session: Session, game_ids: list[int]) -> list[Game]:
     """Several games' rows at once (the scheduler's group: one statement,
     not one per game), each locked until the transaction ends, read afresh
     with its players; those another transaction holds are skipped (SKIP
-    LOCKED: lock_game then finds them held, as it would have). Locked in
-    the order of their ids, as every locker of several games does."""
+    LOCKED: lock_game then looks for them again, as it would have). In the
+    order of their ids, and never waiting: no deadlock with another locker."""
     write_lock(session)
     games = list(session.scalars(
         select(Game).where(Game.id.in_(game_ids)).order_by(Game.id).with_for_update(skip_locked=True)
