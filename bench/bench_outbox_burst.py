@@ -24,7 +24,8 @@ Timed, in the same run:
 The server (bench/smtp_sink.py) runs in a process of its own and counts the
 Message-IDs it got: every mail must arrive exactly once in each run, which
 is checked. --no-pipelining: the server does not offer PIPELINING.
---profile FILE: cProfile stats of the resolve-and-queue pass.
+--profile FILE: cProfile stats of the resolve-and-queue pass. --no-smtp:
+only the setup and the resolve-and-queue pass (no SMTP part).
 """
 
 from __future__ import annotations
@@ -199,7 +200,7 @@ def judge_daemon(judge, sink: Sink, now: datetime, expected: int) -> float:
     return took
 
 
-def run(database_url: str, data: Path, games: int, pipelining: bool, profile: str | None) -> None:
+def run(database_url: str, data: Path, games: int, pipelining: bool, profile: str | None, smtp: bool = True) -> None:
     clock = ManualClock(START)
     config = load_config(None, data_dir=data, overrides={"judge": {
         "address": JUDGE, "database": database_url, "password_cost": 4, "default_method": "blind-auction"}})
@@ -228,6 +229,9 @@ def run(database_url: str, data: Path, games: int, pipelining: bool, profile: st
     # CPU time of this process: on a machine shared with other work the wall
     # clock says more about the neighbours than about the judge.
     print(f"    of it CPU time of this process: {cpu:.2f} s ({cpu / games * 1000:.1f} ms a game)")
+    if not smtp:
+        judge.sessions.kw["bind"].dispose()
+        return
 
     sink = Sink(pipelining)
     try:
@@ -252,17 +256,18 @@ def main() -> None:
                         default=None, metavar="ADMIN_URL")
     parser.add_argument("--no-pipelining", action="store_true")
     parser.add_argument("--profile", default=None)
+    parser.add_argument("--no-smtp", action="store_true", help="stop after the resolve-and-queue pass")
     args = parser.parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="judge-burst-"))
     try:
         if args.postgresql:
             with scratch_postgresql(args.postgresql, prefix="judge_burst") as url:
                 print(f"PostgreSQL, {args.games} games:")
-                run(url, tmp / "data", args.games, not args.no_pipelining, args.profile)
+                run(url, tmp / "data", args.games, not args.no_pipelining, args.profile, not args.no_smtp)
         else:
             print(f"SQLite, {args.games} games:")
             run(f"sqlite:///{tmp / 'judge.sqlite3'}", tmp / "data", args.games, not args.no_pipelining,
-                args.profile)
+                args.profile, not args.no_smtp)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
 

@@ -205,7 +205,9 @@ _STANDING = select(Submission).where(Submission.id.in_(_NEWEST) | Submission.id.
 
 
 def standings(session: Session, game: Game) -> list[Standing]:
-    rows = {s.id: s for s in session.scalars(_STANDING, {"game_id": game.id})}
+    ahead = _prefetched(session, "standings", game.id)
+    rows = ({s.id: s for s in ahead} if ahead is not None
+            else {s.id: s for s in session.scalars(_STANDING, {"game_id": game.id})})
     latest: dict[int, Submission] = {}
     counting: dict[int, Submission] = {}
     for sub_id in sorted(rows):
@@ -217,6 +219,44 @@ def standings(session: Session, game: Game) -> list[Standing]:
     assignment = method_of(game).ASSIGNMENT
     bids = assignment is not None and assignment.bidding is not None
     return [Standing(p, latest.get(p.id), counting.get(p.id), bids) for p in active_players(game)]
+
+
+# What prefetch() read for several games at once, taken (once) by
+# standings() and committed_seed(); only for the transaction that read it.
+_PREFETCHED = "judge.games.prefetched"
+
+
+def prefetch(session: Session, games: list[Game]) -> None:
+    """Read the standings and the entropy of several games, locked in this
+    transaction, in two statements (the scheduler's group at a deadline),
+    not two for each game: standings() and committed_seed() of each game
+    take them, once, instead of reading them alone. Only for games whose
+    next step reads them before changing anything."""
+    if not games:
+        return
+    ids = [g.id for g in games]
+    newest = select(func.max(Submission.id)).where(Submission.game_id.in_(ids)).group_by(Submission.player_id)
+    newest_valid = (select(func.max(Submission.id)).where(Submission.game_id.in_(ids), Submission.valid)
+                    .group_by(Submission.player_id))
+    subs: dict[int, list[Submission]] = {i: [] for i in ids}
+    for sub in session.scalars(select(Submission).where(Submission.id.in_(newest) | Submission.id.in_(newest_valid))):
+        subs[sub.game_id].append(sub)
+    entropy: dict[int, list[list[str]]] = {g.id: [] for g in games if g.secret_seed}
+    if entropy:
+        for game_id, player, text in session.execute(
+                select(Entropy.game_id, Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
+                .where(Entropy.game_id.in_(list(entropy))).order_by(Entropy.id)):
+            entropy[game_id].append([player, text])
+    session.info[_PREFETCHED] = (session.get_transaction(), {"standings": subs, "entropy": entropy})
+
+
+def _prefetched(session: Session, what: str, game_id: int) -> Any:
+    """What prefetch() read of the game in this transaction (taken: a second
+    reading asks the store again), or None."""
+    ahead = session.info.get(_PREFETCHED)
+    if ahead is None or ahead[0] is not session.get_transaction():
+        return None
+    return ahead[1][what].pop(game_id, None)
 
 
 _COUNTING = (select(Submission).where(Submission.game_id == bindparam("game_id"),
@@ -268,9 +308,11 @@ def committed_seed(session: Session, game: Game) -> tuple[bytes, list[list[str]]
     """Commit and reveal (judge/commitment.py): the judge's secret, committed
     to at CREATE, mixed with every ENTROPY line received so far; and those
     lines as [player, text], in the order received."""
-    entropy = [[player, text] for player, text in session.execute(
-        select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
-        .where(Entropy.game_id == game.id).order_by(Entropy.id))]
+    entropy = _prefetched(session, "entropy", game.id)
+    if entropy is None:
+        entropy = [[player, text] for player, text in session.execute(
+            select(Player.address, Entropy.text).join(Player, Entropy.player_id == Player.id)
+            .where(Entropy.game_id == game.id).order_by(Entropy.id))]
     return resolution_seed(bytes.fromhex(game.secret_seed), entropy), entropy
 
 
@@ -382,8 +424,9 @@ def resolve_game(session: Session, config: Config, game: Game, now: datetime,
     data, seed, reveal, result = drawn.data, drawn.seed, drawn.reveal, drawn.result
     resolution = Resolution(game_id=game.id, method=game.method, seed=seed.hex(), input=data,
                             result=result, reveal=reveal, created_at=now)
+    # Written with the rest of the transaction's changes (at a deadline of
+    # many games, one INSERT for a group's resolutions), not flushed here.
     session.add(resolution)
-    session.flush()
     for d in result["draws"]:
         audit.record(session, now, "draw", game_id=game.id, **d)
     audit.record(session, now, "resolution", game_id=game.id, seed=seed.hex(),

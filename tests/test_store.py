@@ -29,6 +29,25 @@ def test_migrations_match_models(database_url):
     assert diff == []
 
 
+@pytest.mark.postgresql
+def test_outbox_mails_are_compressed_with_lz4_where_postgresql_has_it(postgres_url):
+    """Migration 0018: pglz took more of a deadline burst's time than the
+    store's own work (issue 29)."""
+    from sqlalchemy import text
+
+    engine = make_engine(postgres_url)
+    upgrade(engine)
+    with engine.connect() as conn:
+        has_lz4 = conn.execute(text("SELECT 'lz4' = ANY(enumvals) FROM pg_settings "
+                                    "WHERE name = 'default_toast_compression'")).scalar()
+        method = conn.execute(text("SELECT attcompression FROM pg_attribute "
+                                   "WHERE attrelid = 'outbox'::regclass AND attname = 'raw'")).scalar()
+    engine.dispose()
+    if not has_lz4:
+        pytest.skip("this PostgreSQL has no lz4")
+    assert method == "l"
+
+
 def test_duplicate_message_id_is_processed_once(harness):
     raw = make_mail("ann@example.test", "LIST", message_id="<same@players.test>")
     harness.inbox.add(raw)

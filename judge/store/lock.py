@@ -19,7 +19,7 @@ from typing import Callable, TypeVar
 
 from sqlalchemy import select, text
 from sqlalchemy.exc import DBAPIError
-from sqlalchemy.orm import Session
+from sqlalchemy.orm import Session, selectinload
 from sqlalchemy.orm.exc import StaleDataError
 
 from judge.store.models import Game
@@ -29,26 +29,66 @@ log = logging.getLogger(__name__)
 T = TypeVar("T")
 
 
+# What this session's transaction holds already, each kept with that
+# transaction (a later transaction of the session finds nothing held):
+# SQLite's write lock, and the games lock_games locked, by id.
+_WRITE_LOCKED = "judge.store.lock.write_locked"
+_HELD = "judge.store.lock.held"
+
+
 def write_lock(session: Session) -> None:
     """SQLite: take the database's write lock now (a statement that writes
     nothing still takes it), so that the rows read next are the newest and
-    no other process can change them before this transaction ends.
-    PostgreSQL: nothing; rows are locked one by one (lock_game)."""
+    no other process can change them before this transaction ends; once a
+    transaction (it holds the lock until it ends). PostgreSQL: nothing; rows
+    are locked one by one (lock_game)."""
+    tx = session.get_transaction()
+    if tx is not None and session.info.get(_WRITE_LOCKED) is tx:
+        return
     if session.get_bind().dialect.name == "sqlite":
         session.execute(text("UPDATE games SET id = id WHERE 0"))
+        session.info[_WRITE_LOCKED] = session.get_transaction()
 
 
 def lock_game(session: Session, game_id: int, *, wait: bool = True) -> Game | None:
     """The game's row, locked until the transaction ends and read afresh
     (also if this session had it already). `wait=False`: None if another
     transaction holds it (PostgreSQL's SKIP LOCKED; a timer tries again at
-    the next pass)."""
+    the next pass). A game lock_games locked in this transaction is not
+    read again: nobody else can have changed it since."""
+    held = _held(session)
+    if game_id in held:
+        return held[game_id]
     write_lock(session)
     game = session.scalars(select(Game).where(Game.id == game_id).with_for_update(skip_locked=not wait)
                            .execution_options(populate_existing=True)).first()
     if game is not None and "players" in game.__dict__:
         session.expire(game, ["players"])  # read again with the lock held, when next asked
     return game
+
+
+def lock_games(session: Session, game_ids: list[int]) -> list[Game]:
+    """Several games' rows at once (the scheduler's group: one statement,
+    not one per game), each locked until the transaction ends, read afresh
+    with its players; those another transaction holds are skipped (SKIP
+    LOCKED: lock_game then looks for them again, as it would have). In the
+    order of their ids, and never waiting: no deadlock with another locker."""
+    write_lock(session)
+    games = list(session.scalars(
+        select(Game).where(Game.id.in_(game_ids)).order_by(Game.id).with_for_update(skip_locked=True)
+        .options(selectinload(Game.players)).execution_options(populate_existing=True)))
+    held = _held(session)
+    for game in games:
+        held[game.id] = game  # (also kept alive: the identity map holds objects weakly)
+    return games
+
+
+def _held(session: Session) -> dict[int, Game]:
+    tx = session.get_transaction()
+    mine = session.info.get(_HELD)
+    if mine is None or mine[0] is not tx:
+        mine = session.info[_HELD] = (tx, {})
+    return mine[1]
 
 
 # SQLSTATEs of faults that a fresh try can get past: a serialization
