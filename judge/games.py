@@ -11,7 +11,7 @@ from functools import lru_cache
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlalchemy import bindparam, func, select
+from sqlalchemy import bindparam, event, func, select
 from sqlalchemy.orm import Session
 
 from judge import audit, record, rng
@@ -267,7 +267,34 @@ _COUNTING = (select(Submission).where(Submission.game_id == bindparam("game_id")
 def counting_submission(session: Session, game: Game, player: Player) -> Submission | None:
     """The player's list that stands now: the newest valid one (standings()
     for one player, in one query, built once)."""
-    return session.scalars(_COUNTING, {"game_id": game.id, "player_id": player.id}).first()
+    memo = session.info.setdefault(_COUNTING_READ, {}) if session.info.get(LOCK_GAMES) else None
+    key = (game.id, player.id)
+    if memo is not None and key in memo:
+        return memo[key]
+    sub = session.scalars(_COUNTING, {"game_id": game.id, "player_id": player.id}).first()
+    if memo is not None:
+        memo[key] = sub
+    return sub
+
+
+# The standing lists counting_submission read in a transaction that runs
+# mail (LOCK_GAMES): a SIGNON shows the player's list and the bid lines
+# below it read it again. Kept until a submission is added (they are never
+# changed or deleted) or the transaction ends; only mail adds submissions,
+# and one process at a time runs mail (judge.daemon.processing_lock), so
+# nothing else can add one meanwhile.
+_COUNTING_READ = "judge.games.counting"
+
+
+@event.listens_for(Session, "transient_to_pending")
+def _submission_added(session: Session, instance: object) -> None:
+    if isinstance(instance, Submission):
+        session.info.pop(_COUNTING_READ, None)
+
+
+@event.listens_for(Session, "after_transaction_end")
+def _transaction_ended(session: Session, transaction) -> None:
+    session.info.pop(_COUNTING_READ, None)  # (a savepoint's end too: what it added may be gone)
 
 
 def replay_refusal(standing: Submission | None, sent_at: datetime) -> str | None:
