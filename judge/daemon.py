@@ -25,7 +25,7 @@ from sqlalchemy import insert, select, text
 from sqlalchemy.exc import IntegrityError
 from sqlalchemy.orm import Session, sessionmaker
 
-from judge import outbox, retention, scheduler
+from judge import mailbatch, outbox, retention, scheduler
 from judge.clock import Clock
 from judge.config import Config
 from judge.mail.inbound import dedup_key_of, parse_message
@@ -245,6 +245,7 @@ class Judge:
             if not rows:
                 return 0
             try:
+                mailbatch.start(s, self.config, rows)
                 for row in rows:
                     process_inbound(s, self.config, self.clock.now(), row)
                 games = _reply_games(s, [row.id for row in rows])

@@ -15,7 +15,7 @@ from typing import Callable, Iterator
 from sqlalchemy import bindparam, func, select
 from sqlalchemy.orm import Session
 
-from judge import audit, driver
+from judge import audit, driver, mailbatch
 from judge.commands import HANDLERS, CommandRejected, Context
 from judge.config import Config
 from judge.mail import quoting
@@ -71,24 +71,23 @@ class InboundRow:
 
 
 _T = InboundMessage.__table__
-# What process_inbound reads of a waiting mail, and how it writes the outcome.
+# What process_inbound reads of a waiting mail (judge.mailbatch writes the outcome).
 NEW_MAILS = (select(_T.c.id, _T.c.source, _T.c.message_id, _T.c.raw, _T.c.received_at, _T.c.oversize)
              .where(_T.c.status == "new").order_by(_T.c.id))
-_WRITE_OUTCOME = _T.update().where(_T.c.id == bindparam("row_id")).values(
-    status=bindparam("status"), reason=bindparam("reason"), sender=bindparam("sender"),
-    subject=bindparam("subject"), processed_at=bindparam("processed_at"), authenticated=bindparam("authenticated"))
 
 
 def process_inbound(session: Session, config: Config, now: datetime, row: InboundRow) -> None:
-    """Run one stored mail and queue its reply, in the caller's transaction."""
+    """Run one stored mail and queue its reply, in the caller's transaction
+    (a batch's, judge.mailbatch.start, or a mail's own)."""
     _process(session, config, now, row)
-    session.connection().execute(_WRITE_OUTCOME, {
+    mailbatch.write_outcome(session, {
         "row_id": row.id, "status": row.status, "reason": row.reason, "sender": row.sender,
         "subject": row.subject, "processed_at": row.processed_at, "authenticated": row.authenticated})
 
 
 def _process(session: Session, config: Config, now: datetime, row: InboundRow) -> None:
-    mail = parse_message(row.raw, own_addresses=[config.address], trusted_authserv_ids=config.trusted_authserv_ids)
+    mail = mailbatch.parsed(session, row.id) or parse_message(
+        row.raw, own_addresses=[config.address], trusted_authserv_ids=config.trusted_authserv_ids)
     row.sender = mail.sender
     row.subject = mask_secret(mail.subject[:500])  # never a password in a column kept past the raw mail
     audit.record(session, now, "inbound", inbound_id=row.id, message_id=row.message_id, sender=mail.sender,
@@ -145,23 +144,15 @@ def _refusal(config: Config, row: InboundRow, mail: InboundMail) -> str | None:
     return mail.refusal
 
 
-# Built once: they run for every mail (the index of migration 0006 serves
-# them). On the table, not the ORM class: inbound rows are written with plain
-# UPDATEs (process_inbound), so nothing needs flushing before the count.
-_SENDER_MAILS_SINCE = select(func.count(_T.c.id)).where(
-    _T.c.sender == bindparam("sender"), _T.c.status == "done", _T.c.processed_at >= bindparam("since"),
-    _T.c.authenticated == bindparam("authenticated"))
+# Built once. On the table, not the ORM class: inbound rows are written
+# with plain UPDATEs (judge.mailbatch), so no ORM object needs flushing.
 _NOTICE_SINCE = (select(OutboxMessage.id).join(InboundMessage, OutboxMessage.inbound_id == InboundMessage.id)
                  .where(OutboxMessage.kind == bindparam("kind"), InboundMessage.sender == bindparam("sender"),
                         OutboxMessage.created_at >= bindparam("since")).limit(1))
 
 
-NO_COMMAND = "no command"
-# The day's one reply to a mail without commands: that mail's row says so
-# (on the sender index; the batch's earlier rows are written already).
-_ANSWERED_NO_COMMAND_SINCE = select(_T.c.id).where(
-    _T.c.sender == bindparam("sender"), _T.c.processed_at >= bindparam("since"), _T.c.status == "done",
-    _T.c.reason == NO_COMMAND).limit(1)
+# The day's one reply to a mail without commands: that mail's row says so.
+NO_COMMAND = mailbatch.NO_COMMAND
 
 
 def _flooding(session: Session, config: Config, now: datetime, row: InboundRow, mail: InboundMail) -> bool:
@@ -175,17 +166,16 @@ def _flooding(session: Session, config: Config, now: datetime, row: InboundRow, 
     under the lockout's rules (judge.lockout), so the cap opens no way to
     guess passwords faster."""
     since, limit = now - timedelta(hours=1), config.max_mails_per_sender_per_hour
-    count = session.connection().scalar(_SENDER_MAILS_SINCE,
-                                        {"sender": mail.sender, "since": since, "authenticated": False})
+    count = mailbatch.sender_mails_since(session, mail.sender, since, authenticated=False)
     if count < limit:
         return False
     if _carries_right_password(session, config, now, mail):
-        count = session.connection().scalar(_SENDER_MAILS_SINCE,
-                                            {"sender": mail.sender, "since": since, "authenticated": True})
+        count = mailbatch.sender_mails_since(session, mail.sender, since, authenticated=True)
         if count < limit:
             return False
     row.status = "quarantined"
     row.reason = f"flood: {count} mails from {mail.sender} in the last hour (limit {limit})"
+    mailbatch.flush(session)  # the notices' query reads the inbound mails' senders
     if session.scalar(_NOTICE_SINCE, {"kind": "flood", "sender": mail.sender, "since": since}) is None:
         subject, body = render_mail("flood.txt.j2", mail=mail, count=count, limit=limit, judge_name=config.name)
         queue_mail(session, config, now, to=[mail.sender], subject=subject, body=body, kind="flood",
@@ -549,8 +539,7 @@ def _no_command_reply(session: Session, config: Config, now: datetime, row: Inbo
     address, quoting nothing: spam with a forged sender costs its victim
     one small mail a day, not one per spam."""
     row.status, row.reason = "done", NO_COMMAND
-    if session.connection().scalar(_ANSWERED_NO_COMMAND_SINCE, {"sender": mail.sender,
-                                                                "since": now - timedelta(days=1)}) is not None:
+    if mailbatch.answered_no_command_since(session, mail.sender, now - timedelta(days=1)):
         # "ignored": no reply is due, and the flood cap (which counts the
         # mails run) is not spent on mail that runs nothing.
         row.status, row.reason = "ignored", "no command; its sender had the day's one reply for that already"
