@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import json
+from datetime import datetime
 from functools import lru_cache
+from typing import NamedTuple
 
 from sqlalchemy import Text, cast, func, select
 
@@ -36,8 +38,8 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
         games = ctx.session.execute(_GAMES).all()
         # One count for all games, not one load of every game's players.
         active = dict(ctx.session.execute(_ACTIVE).all())
-        return render("list_games.txt.j2", games=[(g, active.get(g.id, 0), _seats(g.method, g.powers, g.params))
-                                                  for g in games]).rstrip()
+        return _games_text(tuple(_Shown(g.name, g.method, g.state, g.deadline, active.get(g.id, 0),
+                                        _seats(g.method, g.powers, g.params)) for g in games))
     game = find_game(ctx.session, name)
     if game is None:
         raise CommandRejected(f"there is no game ?{name}")
@@ -68,6 +70,25 @@ def list_game(ctx: Context, node: nodes.ListGame) -> str:
                   seated=not plays_variant(method_of(game)),
                   standings=rows, master=master, blind=blind, board=board,
                   reminders=reminders, late=late, lists=_lists(game, rows) if master else {}).rstrip()
+
+
+class _Shown(NamedTuple):
+    """What the games list shows of a game."""
+
+    name: str
+    method: str
+    state: str
+    deadline: datetime | None
+    active: int
+    seats: int
+
+
+@lru_cache(maxsize=16)  # (a judge of many games: a few texts of ~100 bytes a game)
+def _games_text(games: tuple[_Shown, ...]) -> str:
+    """The games list, rendered once for the same games as they stand (the
+    text depends on nothing else): a backlog's LIST mails mostly find the
+    games as the one before did."""
+    return render("list_games.txt.j2", games=[(g, g.active, g.seats) for g in games]).rstrip()
 
 
 @lru_cache(maxsize=1024)
