@@ -277,6 +277,17 @@ def counting_submission(session: Session, game: Game, player: Player) -> Submiss
     return sub
 
 
+_INSERT_SUBMISSION = Submission.__table__.insert()
+
+
+def add_submission(session: Session, **values: Any) -> None:
+    """Store a player's list (Submission's columns): a plain INSERT, not an
+    ORM object (its flush before the next mail's first query cost more than
+    the INSERT), in the session's transaction."""
+    session.connection().execute(_INSERT_SUBMISSION, {"violations": [], **values})
+    session.info.pop(_COUNTING_READ, None)
+
+
 # The standing lists counting_submission read in a transaction that runs
 # mail (LOCK_GAMES): a SIGNON shows the player's list and the bid lines
 # below it read it again. Kept until a submission is added (they are never

@@ -9,10 +9,9 @@ from typing import Any
 
 from judge.commands.base import BidLines, CommandRejected, Context
 from judge.deadlines import format_time
-from judge.games import counting_submission, game_params, power_list, replay_refusal
+from judge.games import add_submission, counting_submission, game_params, power_list, replay_refusal
 from judge.methods.blind_auction import window
 from judge.methods.blind_auction.submission import SubmissionParts, check
-from judge.store.models import Submission
 from judge.wording import plural
 
 
@@ -33,10 +32,10 @@ def take(ctx: Context, lines: BidLines, text: str) -> tuple[str, str, list[str]]
                             readings=list(lines.readings))
     powers, params = power_list(game), game_params(game)
     checked = check(parts, powers, params)
-    ctx.session.add(Submission(game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
-                               submitted_at=ctx.sent_at, text=text, valid=checked.ok,
-                               bids=checked.bids.as_json() if checked.ok and checked.bids else None,
-                               violations=[v.as_dict() for v in checked.violations]))
+    add_submission(ctx.session, game_id=game.id, player_id=player.id, inbound_id=ctx.inbound.id, received_at=ctx.now,
+                   submitted_at=ctx.sent_at, text=text, valid=checked.ok,
+                   bids=checked.bids.as_json() if checked.ok and checked.bids else None,
+                   violations=[v.as_dict() for v in checked.violations])
     until = f"You may change it {window.until(game)}."
     status = "done"
     notes: list[str] = []
