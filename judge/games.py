@@ -277,6 +277,18 @@ def counting_submission(session: Session, game: Game, player: Player) -> Submiss
     return sub
 
 
+_ANY_SUBMISSION = (select(Submission.id).where(Submission.game_id == bindparam("game_id"),
+                                                Submission.player_id == bindparam("player_id")).limit(1))
+
+
+def sent_a_list(session: Session, game: Game, player: Player) -> bool:
+    """Whether the player (an active one) sent a list to the game, valid
+    or not: standings()'s `latest` for one player, without reading the
+    whole game's."""
+    return (player.status == "active"
+            and session.scalar(_ANY_SUBMISSION, {"game_id": game.id, "player_id": player.id}) is not None)
+
+
 _INSERT_SUBMISSION = Submission.__table__.insert()
 
 

@@ -23,16 +23,15 @@ class _Bids(AssignmentCapability):
 
     def standing_line(self, session: Session, game: Game, player: Player) -> str:
         """What SIGNON shows of the player's bids (once the auction runs)."""
-        from judge.games import counting_submission, standings
+        from judge.games import counting_submission, sent_a_list
         from judge.methods.blind_auction import window
 
         if game.state == "forming":
             return ""
         sub = counting_submission(session, game, player)
         if sub is None:
-            latest = next((s.latest for s in standings(session, game) if s.player.id == player.id), None)
-            shown = (". Your bids: only a refused list (it stands as No Preference)" if latest is not None
-                     else ". Your bids: none yet")
+            shown = (". Your bids: only a refused list (it stands as No Preference)"
+                     if sent_a_list(session, game, player) else ". Your bids: none yet")
         elif sub.bids is None:
             shown = ". Your bids: No Preference"
         else:
