@@ -8,6 +8,8 @@ Pure: no I/O, no clock, no global randomness.
 
 from __future__ import annotations
 
+from itertools import compress, count
+from operator import attrgetter
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
 from judge.methods.preference.outcome import (Round, _comparison, _spread, _sums, compare_with_shortcut,
@@ -20,6 +22,8 @@ if TYPE_CHECKING:
     from judge.methods.preference.engine import Params, Preference
 
 # numpy and the solver are imported by the functions that resolve (see engine.py).
+
+_ASKS_RANDOM = attrgetter("random")  # a list that is "*"
 
 
 def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: list[int], prefs: list[Preference],
@@ -38,22 +42,26 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
     if params.mode == "random":
         randoms = list(range(len(players)))
     else:
-        randoms = [i for i, p in enumerate(prefs) if p.random] if params.mode == "both" else []
-    for i, w in _random_powers(r.number, randoms, players, names, remaining, stream):
-        r.random[players[i]] = names[w]
-        got[i].append(names[w])
-        worth[i] += weights.item(i, w)
-    open_rows = [i for i in range(len(players)) if players[i] not in r.random] if r.random else \
-        list(range(len(players)))
+        randoms = list(compress(count(), map(_ASKS_RANDOM, prefs))) if params.mode == "both" else []
+    open_rows = list(range(len(players)))
+    if randoms:
+        drawn = _random_powers(r.number, randoms, players, names, remaining, stream)
+        for i, w in drawn:
+            r.random[players[i]] = names[w]
+            got[i].append(names[w])
+            worth[i] += weights.item(i, w)
+        if drawn:
+            gone = {i for i, _ in drawn}
+            open_rows = [i for i in open_rows if i not in gone]
     if not remaining or not open_rows:
         return
     before = remaining[:]
     whole = len(open_rows) == weights.shape[0] and len(before) == weights.shape[1]
     open_weights = weights if whole else weights.take(open_rows, 0).take(before, 1)
-    # 2. Uncontested first choices (the seed's shortcut), as (row, column) of
-    # open_weights. The literal step (SET PREFERENCE SHORTCUT) gives them
-    # before the optimum, which can cost total value; by default they only
-    # break ties among the best assignments.
+    # 2. Uncontested first choices (the seed's shortcut), as rows and
+    # columns of open_weights. The literal step (SET PREFERENCE SHORTCUT)
+    # gives them before the optimum, which can cost total value; by default
+    # they only break ties among the best assignments.
     kernel = linear_assignment._kernel(len(names))
     listed = [prefs[i].listed for i in open_rows]
     analysed = None  # the optimum's analysis, when the round's compiled call made it
@@ -65,33 +73,32 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         # below, without their glue (the bonus table, the comparison's
         # arrays and its solve from scratch: solver_kernel.preference_round).
         out = kernel.preference_round(open_weights, weights.shape[1] - 1 - np.array(listed, dtype=np.int64))
-        uncontested = list(zip(out[0].tolist(), out[1].tolist()))
+        first_rows, first_cols = out[0].tolist(), out[1].tolist()
         analysed = tight_graph._kernel_analysis(*open_weights.shape, *out[2:11])
         if out[11]:
             tight_graph._kernel_status(out[12])
             rest_optimum = (int(out[13]), int(out[14]))
     else:
         uncontested = _uncontested(open_weights, listed, weights.shape[1], kernel)
-    ks: list[int] = []  # the (row, column) pairs given this round, as the results list them
-    js: list[int] = []
-    firsts = dict(uncontested)
+        first_rows, first_cols = [k for k, _ in uncontested], [j for _, j in uncontested]
+    ks: Sequence[int] = []  # the (row, column) pairs given this round, as the results list them
+    js: Sequence[int] = []
     if params.shortcut:
-        ks += [k for k, _ in uncontested]
-        js += [j for _, j in uncontested]
+        ks, js = first_rows[:], first_cols[:]
+        firsts, given = set(first_rows), set(first_cols)
         rest = [k for k in range(len(open_rows)) if k not in firsts]
-        given = set(firsts.values())
         columns = [j for j in range(len(before)) if j not in given]
     else:
-        rest, columns = list(range(len(open_rows))), list(range(len(before)))
+        rest, columns = range(len(open_rows)), range(len(before))
     # 3-4. The exact optimum of the rest, uniform among all co-optimal
     # assignments (by default, those giving the most uncontested first choices).
     if rest and columns and analysed is not None:  # (all open players and powers: not SHORTCUT)
         sol = assignment.solve(open_weights, stream, what="co-optimal", analysed=analysed)
     elif rest and columns:
         bonus = None
-        if not params.shortcut and uncontested:
+        if not params.shortcut and first_rows:
             bonus = np.zeros(open_weights.shape, dtype=np.int64)
-            bonus[tuple(zip(*uncontested))] = 1
+            bonus[first_rows, first_cols] = 1
         table = open_weights if len(rest) == len(open_rows) and len(columns) == len(before) else \
             open_weights.take(rest, 0).take(columns, 1)
         sol = assignment.solve(table, stream, what="co-optimal", bonus=bonus)
@@ -100,10 +107,14 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         if None in solved:
             ks += [k for k, col in zip(rest, solved) if col is not None]
             js += [columns[col] for col in solved if col is not None]
-        else:  # (by default `columns` are all the open powers, in order)
+        elif params.shortcut:
             ks += rest
-            js += [columns[col] for col in solved] if params.shortcut else solved
-        r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
+            js += [columns[col] for col in solved]
+        else:  # (`rest` and `columns` are all the open players and powers, in order)
+            ks, js = rest, solved
+        # (an exact count's bounds are the count: every block's low and high are its count)
+        r.tied, r.exact = sol.tied, sol.exact
+        r.tied_bounds = (sol.tied, sol.tied) if sol.exact else (sol.tied_low, sol.tied_high)
         r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
                      "powers": [names[before[columns[j]]] for j in b.cols],
                      "count": b.count, "index": b.index, "exact": b.exact,
@@ -112,37 +123,43 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
     if ks:
         doubled = list(map(open_weights.item, ks, js))  # (no index arrays built from the lists)
         # (comprehensions rather than one loop over the pairs: fewer steps per player)
-        who = [players[open_rows[k]] for k in ks]
-        what = [names[before[j]] for j in js]
-        if firsts:
-            first = [firsts.get(k) == j for k, j in zip(ks, js)]
-            r.shortcut.update([(pl, w) for pl, w, f in zip(who, what, first) if f])
-            r.optimized.update([(pl, w) for pl, w, f in zip(who, what, first) if not f])
-        else:
-            r.optimized.update(zip(who, what))
-        for k, w, v in zip(ks, what, doubled):
-            i = open_rows[k]
+        rows = open_rows if ks is rest and not params.shortcut else [open_rows[k] for k in ks]
+        who = [players[i] for i in rows]
+        what = [names[j] for j in js] if whole else [names[before[j]] for j in js]  # (whole: before[j] is j)
+        # Each pair in the optimum's record, then the uncontested first
+        # choices given taken out into the shortcut's, in row order.
+        r.optimized = dict(zip(who, what))
+        if first_rows:
+            at = dict(zip(ks, range(len(ks)))) if ks is not rest else None
+            for k, j in zip(first_rows, first_cols):
+                x = k if at is None else at.get(k)
+                if x is not None and js[x] == j:
+                    r.shortcut[who[x]] = r.optimized.pop(who[x])
+        for i, w, v in zip(rows, what, doubled):
             got[i].append(w)
             worth[i] += v
-        taken = {before[j] for j in js}
-        remaining[:] = [w for w in remaining if w not in taken]
+        if len(js) == len(remaining):
+            remaining.clear()  # every power left is given
+        else:
+            taken = {before[j] for j in js}
+            remaining[:] = [w for w in remaining if w not in taken]
     sums = _sums(doubled)
     r.total = sums[0] / 2
     # the values' standard deviation from the doubled sums: the same float
     # as from the values (halves of small integers add up exactly)
     r.stddev = _spread(*sums, len(doubled)) if doubled else 0.0
-    if uncontested:
+    if first_rows:
         if params.shortcut:
             r.shortcut_check = compare_without_shortcut(open_weights, doubled)
-        elif all(players[open_rows[k]] in r.shortcut for k, _ in uncontested):
+        elif len(r.shortcut) == len(first_rows):
             # The optimum gave every uncontested first choice: the literal
             # step fixes those, and the best of the rest is the optimum's
             # own rest (else the optimum could be bettered), so both are
             # the same and need no second solve.
             r.shortcut_check = _comparison(sums, sums, len(doubled))
         else:
-            r.shortcut_check = compare_with_shortcut(open_weights, [k for k, _ in uncontested],
-                                                     [j for _, j in uncontested], doubled, rest_optimum, sums)
+            r.shortcut_check = compare_with_shortcut(open_weights, first_rows, first_cols, doubled, rest_optimum,
+                                                     sums)
 
 
 def _random_powers(number: int, randoms: list[int], players: list[str], names: Sequence[str], remaining: list[int],
