@@ -187,10 +187,15 @@ def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
                 other |= bonus[i, j] & ~np.int64(1)
         if other:
             return NOT_01, c, n, np.int64(0), maxw, M
-    for x in range(pp):
-        i = rows[x]
-        for y in range(qq):
-            maxw = max(maxw, w[i, cols[y]])
+    if pp == p and qq == q:  # (the whole table, as a round's: read in place, no index to follow)
+        for i in range(p):
+            for j in range(q):
+                maxw = max(maxw, w[i, j])
+    else:
+        for x in range(pp):
+            i = rows[x]
+            for y in range(qq):
+                maxw = max(maxw, w[i, cols[y]])
     # M * n * K * maxw + n < 2**53 (every cost exact in a float64: scipy's
     # domain), first roughly in floating point, then exactly in int64.
     if float(M) * n * (n * float(maxw) * maxw + 1) * maxw + n >= 2.0 ** 62:
@@ -199,15 +204,24 @@ def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
     if M * n * K * maxw + n >= np.int64(1) << np.int64(53):
         return TOO_LARGE, c, n, K, maxw, M
     dummy = K * maxw * M + (1 if M > 1 else 0)
+    whole = qq == q
     for x in range(n):
         if x < pp:
             i = rows[x]
-            for y in range(qq):
-                v = w[i, cols[y]]
-                c[x, y] = K * (maxw - v) + v * v
-            if M > 1:
+            if whole:
                 for y in range(qq):
-                    c[x, y] = c[x, y] * M + 1 - bonus[i, cols[y]]
+                    v = w[i, y]
+                    c[x, y] = K * (maxw - v) + v * v
+                if M > 1:
+                    for y in range(qq):
+                        c[x, y] = c[x, y] * M + 1 - bonus[i, y]
+            else:
+                for y in range(qq):
+                    v = w[i, cols[y]]
+                    c[x, y] = K * (maxw - v) + v * v
+                if M > 1:
+                    for y in range(qq):
+                        c[x, y] = c[x, y] * M + 1 - bonus[i, cols[y]]
             for y in range(qq, n):
                 c[x, y] = dummy
         else:
