@@ -449,11 +449,12 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
     rounds: list[Round] = []
     while remaining:
         r = Round(len(rounds) + 1)
-        _one_round(r, players, names, remaining, prefs, weights, params, stream, got, worth)
+        sums = _one_round(r, players, names, remaining, prefs, weights, params, stream, got, worth)
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    total2, squares2 = _sums(worth)
+    # One round gives each player one value: the round's sums are worth's.
+    total2, squares2 = sums if len(rounds) == 1 else _sums(worth)
     if len(rounds) == 1:  # (all but duplex games)
         tied, exact, bounds = rounds[0].tied, rounds[0].exact, rounds[0].tied_bounds
     else:

@@ -104,12 +104,12 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
     round's exact optimum. The same keys as compare_without_shortcut.
     `rest_optimum`: that optimum of the rest (assignment.optimum's), when
     the round's compiled call has made it already; `sums`: _sums(doubled)."""
-    import numpy as np
-
-    from judge.methods.preference.solver import assignment
-
-    rows, cols = list(rows), list(cols)
     if rest_optimum is None:
+        import numpy as np
+
+        from judge.methods.preference.solver import assignment
+
+        rows, cols = list(rows), list(cols)
         keep_rows = np.ones(weights.shape[0], dtype=bool)
         keep_rows[rows] = False
         keep_cols = np.ones(weights.shape[1], dtype=bool)

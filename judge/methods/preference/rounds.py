@@ -28,16 +28,21 @@ _ASKS_RANDOM = attrgetter("random")  # a list that is "*"
 
 def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: list[int], prefs: list[Preference],
                weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[str]],
-               worth: list[int]) -> None:
+               worth: list[int]) -> tuple[int, int]:
     """One round (all of it unless duplex): steps 1-4 of engine.py's
     docstring on the powers `remaining` (power-list order), which it
     reduces; each player's powers go to `got` (names), their doubled
-    values to `worth`."""
+    values to `worth`. Returns the sum and the sum of squares of the
+    doubled values it gave (random powers included)."""
     import numpy as np
 
-    from judge.methods.preference.solver import assignment, linear_assignment, tight_graph
+    # (imported as names, not from the package: no package import machinery per round)
+    import judge.methods.preference.solver.assignment as assignment
+    import judge.methods.preference.solver.linear_assignment as linear_assignment
+    import judge.methods.preference.solver.tight_graph as tight_graph
 
     doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
+    random_sums = (0, 0)  # and of its random powers
     # 1. Random powers: everybody in mode "random", "*" players in mode "both".
     if params.mode == "random":
         randoms = list(range(len(players)))
@@ -51,10 +56,11 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
             got[i].append(names[w])
             worth[i] += weights.item(i, w)
         if drawn:
+            random_sums = _sums([weights.item(i, w) for i, w in drawn])
             gone = {i for i, _ in drawn}
             open_rows = [i for i in open_rows if i not in gone]
     if not remaining or not open_rows:
-        return
+        return random_sums
     before = remaining[:]
     whole = len(open_rows) == weights.shape[0] and len(before) == weights.shape[1]
     open_weights = weights if whole else weights.take(open_rows, 0).take(before, 1)
@@ -160,6 +166,7 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         else:
             r.shortcut_check = compare_with_shortcut(open_weights, first_rows, first_cols, doubled, rest_optimum,
                                                      sums)
+    return sums[0] + random_sums[0], sums[1] + random_sums[1]
 
 
 def _random_powers(number: int, randoms: list[int], players: list[str], names: Sequence[str], remaining: list[int],
