@@ -98,12 +98,14 @@ def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
 
 def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
                           doubled: Sequence[int], rest_optimum: tuple[int, int] | None = None,
-                          sums: tuple[int, int] | None = None) -> dict[str, Any]:
+                          sums: tuple[int, int] | None = None,
+                          first_sums: tuple[int, int] | None = None) -> dict[str, Any]:
     """By default: what the seed's literal step would give (its uncontested
     first choices `rows` x `cols` first, the optimum of the rest), against the
     round's exact optimum. The same keys as compare_without_shortcut.
     `rest_optimum`: that optimum of the rest (assignment.optimum's), when
-    the round's compiled call has made it already; `sums`: _sums(doubled)."""
+    the round's compiled call has made it already; `sums`: _sums(doubled);
+    `first_sums`: the sums of the first choices' weights (the same call's)."""
     if rest_optimum is None:
         import numpy as np
 
@@ -116,5 +118,5 @@ def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequen
         keep_cols[cols] = False
         rest_optimum = assignment.optimum(weights, keep_rows, keep_cols)
     t2, s2 = rest_optimum
-    total, squares = _sums(list(map(weights.item, rows, cols)))
+    total, squares = first_sums or _sums(list(map(weights.item, rows, cols)))
     return _comparison((total + t2, squares + s2), sums or _sums(doubled), len(doubled))

@@ -72,6 +72,7 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
     listed = [prefs[i].listed for i in open_rows]
     analysed = None  # the optimum's analysis, when the round's compiled call made it
     rest_optimum = None  # and the best of the rest after the literal step, when it was needed
+    values = first_sums = None  # and the weights it read: each row's in that optimum, the first choices' sums
     if kernel is not None and not params.shortcut:
         # One compiled call for steps 2-4's compiled parts (the uncontested
         # first choices, the optimum with them as the bonus table, the
@@ -84,6 +85,7 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         if out[11]:
             tight_graph._kernel_status(out[12])
             rest_optimum = (int(out[13]), int(out[14]))
+        values, first_sums = out[15].tolist(), (out[16], out[17])
     else:
         uncontested = _uncontested(open_weights, listed, weights.shape[1], kernel)
         first_rows, first_cols = [k for k, _ in uncontested], [j for _, j in uncontested]
@@ -127,7 +129,18 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
                      # a count too big to count is an estimate: its bounds go with it
                      **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
     if ks:
-        doubled = list(map(open_weights.item, ks, js))  # (no index arrays built from the lists)
+        if values is not None and ks is rest:
+            # (every open player has a power: the optimum's values, but
+            # for the players of the blocks drawn, whose powers may differ)
+            doubled = values
+            for b in sol.blocks:
+                for k in b.rows:
+                    doubled[k] = open_weights.item(k, js[k])
+            # and the sums are the optimum's: every co-optimal assignment has its total and sum of squares
+            sums = sol.total, sol.sum_squares
+        else:
+            doubled = list(map(open_weights.item, ks, js))  # (no index arrays built from the lists)
+            sums = _sums(doubled)
         # (comprehensions rather than one loop over the pairs: fewer steps per player)
         rows = open_rows if ks is rest and not params.shortcut else [open_rows[k] for k in ks]
         who = [players[i] for i in rows]
@@ -149,7 +162,8 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         else:
             taken = {before[j] for j in js}
             remaining[:] = [w for w in remaining if w not in taken]
-    sums = _sums(doubled)
+    if not ks:
+        sums = 0, 0
     r.total = sums[0] / 2
     # the values' standard deviation from the doubled sums: the same float
     # as from the values (halves of small integers add up exactly)
@@ -165,7 +179,7 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
             r.shortcut_check = _comparison(sums, sums, len(doubled))
         else:
             r.shortcut_check = compare_with_shortcut(open_weights, first_rows, first_cols, doubled, rest_optimum,
-                                                     sums)
+                                                     sums, first_sums)
     return sums[0] + random_sums[0], sums[1] + random_sums[1]
 
 

@@ -469,7 +469,9 @@ def preference_round(w, floor):  # pragma: no cover - compiled; checked against 
     comparison). Returns uncontested's (rows, cols), analyse's nine
     values, then (compared, status, total, squares) of that optimum
     (compared False: not needed; total and squares 0 where no row or no
-    column is left).
+    column is left), then what the round reads of the weights: each row's
+    weight on its power in the optimum found (0 on a dummy), and the sum
+    and the sum of squares of the uncontested cells' weights.
 
     That optimum is found from the round's own: the same costs without
     the rows and columns (each cost being the weight's, the best total
@@ -489,7 +491,7 @@ def preference_round(w, floor):  # pragma: no cover - compiled; checked against 
     none = np.zeros(0, np.int64)
     if status:
         return (uc_rows, uc_cols, status, none, np.int64(0), np.int64(0), np.int64(0), none, none, none,
-                np.zeros(0, np.bool_), False, OK, np.int64(0), np.int64(0))
+                np.zeros(0, np.bool_), False, OK, np.int64(0), np.int64(0), none, np.int64(0), np.int64(0))
     sigma, u, v = _assign(c)
     cost, tight, label = _moves(c, sigma, u, v)
     total, squares, taken = _decode(cost, n, K, maxw, M)
@@ -538,5 +540,15 @@ def preference_round(w, floor):  # pragma: no cover - compiled; checked against 
             for a in range(m):
                 cost2 += c2[a, col4row[a]]
             cmp_total, cmp_squares, _ = _decode(cost2, m, K, maxw, M)
+    values = np.zeros(p, np.int64)
+    for i in range(p):
+        if sigma[i] < q:
+            values[i] = w[i, sigma[i]]
+    first_total = np.int64(0)
+    first_squares = np.int64(0)
+    for k in range(nu):
+        x = w[uc_rows[k], uc_cols[k]]
+        first_total += x
+        first_squares += x * x
     return (uc_rows, uc_cols, OK, sigma, total, squares, taken, rows, cols, starts, allowed,
-            compared, OK, cmp_total, cmp_squares)
+            compared, OK, cmp_total, cmp_squares, values, first_total, first_squares)
