@@ -64,7 +64,7 @@ class Draw:
     context: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "what": self.what,
             "options": list(self.options),
             "n": len(self.options),
@@ -72,8 +72,10 @@ class Draw:
             "chosen": self.chosen,
             "counter": self.counter,
             "rejected": self.rejected,
-            **({"context": self.context} if self.context else {}),
         }
+        if self.context:  # (set after: no dictionary built to be unpacked, a resolution records several draws)
+            record["context"] = self.context
+        return record
 
 
 class DrawStream:
@@ -127,9 +129,8 @@ class DrawStream:
             return options[0]
         index, counter, rejected = self.below(len(options))
         chosen = options[index]
-        self.draws.append(
-            Draw(what, list(options), index, chosen, counter, rejected, dict(context))
-        )
+        # (`context` is this call's own dictionary: kept as it is)
+        self.draws.append(Draw(what, list(options), index, chosen, counter, rejected, context))
         return chosen
 
     def records(self) -> list[dict[str, Any]]:

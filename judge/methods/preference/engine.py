@@ -481,7 +481,8 @@ def _value_table(prefs: Sequence[Preference], powers: PowerList) -> np.ndarray:
     import numpy as np
 
     key = powers.powers
-    joined = bytearray(b"".join([p.kept_row if p.kept_for is key else values_row(p, powers) for p in prefs]))
+    # (a bytearray's join: the rows joined into a writable buffer in one copy)
+    joined = bytearray().join([p.kept_row if p.kept_for is key else values_row(p, powers) for p in prefs])
     table = np.frombuffer(joined, dtype=np.int64).reshape(len(prefs), len(powers))
     # writable and aligned (a bytearray's buffer is): the only table type the kernels are compiled for
     return table if table.flags.aligned else table.copy()

@@ -221,6 +221,10 @@ def _dummies(raw: _RawBlock, p: int, q: int) -> int:
 def _block_pairs(cb: _Counted, local: list[int], p: int, q: int) -> dict[int, int | None]:
     """Real player -> power (or None) for the block, from the unranked lines."""
     raw = cb.raw
+    if cb.order == "players" and cb.lines is None and raw.rows[-1] < p and raw.cols[-1] < q:
+        # (no dummy: each line's player takes its slot's power, in the same order)
+        cols = raw.cols
+        return dict(zip(raw.rows, [cols[s] for s in local]))
     out: dict[int, int | None] = dict.fromkeys(cb.real_rows)
     lines = cb.lines or range(len(local))
     if cb.order.startswith(("players", "sampled")):
