@@ -53,15 +53,19 @@ def _assign(c):  # pragma: no cover - compiled; checked against scipy and the Py
         if col4row[at[j]] == -1:
             col4row[at[j]] = j
             row4col[j] = at[j]
-    _augment(c, u, v, col4row, row4col)
+    none = np.zeros(n, np.bool_)
+    _augment(c, u, v, col4row, row4col, none, none)
     return col4row, u, v
 
 
 @njit(cache=True)
-def _augment(c, u, v, col4row, row4col):  # pragma: no cover - compiled
+def _augment(c, u, v, col4row, row4col, out_row, out_col):  # pragma: no cover - compiled
     """_assign's shortest augmenting paths: from potentials u, v feasible
     for c (c - u - v >= 0) and a matching col4row / row4col of cells at
-    reduced cost 0, every free row matched (all updated in place).
+    reduced cost 0, every free row matched (all updated in place). The
+    rows and columns marked in out_row and out_col are taken out of the
+    table (none matched: a row is never searched from, a column never
+    reached), as if c were the table without them.
 
     Each step of the search relaxes every column from the row just reached
     and takes the nearest column not yet reached (a free one first among
@@ -80,11 +84,11 @@ def _augment(c, u, v, col4row, row4col):  # pragma: no cover - compiled
     reached = np.zeros(n, np.bool_)
     key = np.empty(n, np.int64)
     for cur in range(n):
-        if col4row[cur] != -1:
+        if col4row[cur] != -1 or out_row[cur]:
             continue
         for x in range(n):
             seen_row[x] = False
-            reached[x] = False
+            reached[x] = out_col[x]  # (a column taken out: as if reached, never taken)
             shortest[x] = _INF
         minval = np.int64(0)
         i = cur
@@ -121,7 +125,7 @@ def _augment(c, u, v, col4row, row4col):  # pragma: no cover - compiled
         u[cur] += minval
         for j in range(n):
             d = minval - shortest[j]
-            v[j] -= d if reached[j] else 0
+            v[j] -= d if reached[j] and not out_col[j] else 0
         j = sink
         while True:  # augment along the path back to cur
             i = path[j]
@@ -149,11 +153,14 @@ OK, NEGATIVE, NOT_01, TOO_LARGE = 0, 1, 2, 3
 
 
 @njit(cache=True)
-def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
+def _costs(w, bonus, keep_rows, keep_cols, marked=False):  # pragma: no cover - compiled
     """costs._costs of the weights w (only the rows and columns
     with keep_rows and keep_cols) and, if it is not empty, the bonus table
     (w's shape): (status, c, n, K, maxw, M), status as above (c is then
-    unusable). The scale is checked in exact integers, as _scale does."""
+    unusable). The scale is checked in exact integers, as _scale does.
+    `marked` with an empty bonus table: the costs of a bonus table of 0s,
+    from which the caller takes 1 at each of its bonus cells (a table of
+    a few cells not written out)."""
     p, q = w.shape
     rows = np.empty(p, np.int64)
     cols = np.empty(q, np.int64)
@@ -178,7 +185,7 @@ def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
             low = min(low, w[i, j])
     if low < 0:
         return NEGATIVE, c, n, np.int64(0), maxw, np.int64(1)
-    M = np.int64(1)
+    M = np.int64(n + 1 if marked else 1)
     if bonus.size:
         M = n + 1
         other = np.int64(0)  # a bit other than the last one: not 0 or 1
@@ -205,6 +212,7 @@ def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
         return TOO_LARGE, c, n, K, maxw, M
     dummy = K * maxw * M + (1 if M > 1 else 0)
     whole = qq == q
+    table = bonus.size > 0
     for x in range(n):
         if x < pp:
             i = rows[x]
@@ -212,16 +220,19 @@ def _costs(w, bonus, keep_rows, keep_cols):  # pragma: no cover - compiled
                 for y in range(qq):
                     v = w[i, y]
                     c[x, y] = K * (maxw - v) + v * v
-                if M > 1:
+                if table:
                     for y in range(qq):
                         c[x, y] = c[x, y] * M + 1 - bonus[i, y]
             else:
                 for y in range(qq):
                     v = w[i, cols[y]]
                     c[x, y] = K * (maxw - v) + v * v
-                if M > 1:
+                if table:
                     for y in range(qq):
                         c[x, y] = c[x, y] * M + 1 - bonus[i, cols[y]]
+            if M > 1 and not table:  # (marked)
+                for y in range(qq):
+                    c[x, y] = c[x, y] * M + 1
             for y in range(qq, n):
                 c[x, y] = dummy
         else:
@@ -483,12 +494,14 @@ def preference_round(w, floor):  # pragma: no cover - compiled; checked against 
     uc_rows, uc_cols = uncontested(w, floor)
     nu = uc_rows.shape[0]
     p, q = w.shape
-    bonus = np.zeros((p, q) if nu else (0, 0), np.int64)
-    for k in range(nu):
-        bonus[uc_rows[k], uc_cols[k]] = 1
-    # analyse(w, bonus), keeping the costs and the potentials
-    status, c, n, K, maxw, M = _costs(w, bonus, np.ones(p, np.bool_), np.ones(q, np.bool_))
+    # analyse(w, bonus), keeping the costs and the potentials; the bonus
+    # table's cells taken off the costs of a table of 0s
+    status, c, n, K, maxw, M = _costs(w, np.zeros((0, 0), np.int64), np.ones(p, np.bool_), np.ones(q, np.bool_),
+                                      nu > 0)
     none = np.zeros(0, np.int64)
+    if not status:
+        for k in range(nu):
+            c[uc_rows[k], uc_cols[k]] -= 1
     if status:
         return (uc_rows, uc_cols, status, none, np.int64(0), np.int64(0), np.int64(0), none, none, none,
                 np.zeros(0, np.bool_), False, OK, np.int64(0), np.int64(0), none, np.int64(0), np.int64(0))
@@ -501,44 +514,30 @@ def preference_round(w, floor):  # pragma: no cover - compiled; checked against 
     if nu and taken < nu:
         compared = True
         if nu < p and nu < q:
-            gone_row = np.zeros(n, np.bool_)
-            gone_col = np.zeros(n, np.bool_)
+            # The round's own costs, potentials and assignment, with the
+            # first choices' rows and columns taken out (_augment's masks:
+            # no smaller table copied), every row that held one of them free.
+            out_row = np.zeros(n, np.bool_)
+            out_col = np.zeros(n, np.bool_)
             for k in range(nu):
-                gone_row[uc_rows[k]] = True
-                gone_col[uc_cols[k]] = True
+                out_row[uc_rows[k]] = True
+                out_col[uc_cols[k]] = True
+            col4row = sigma.copy()
+            row4col = np.empty(n, np.int64)
+            for i in range(n):
+                row4col[sigma[i]] = i
+            for i in range(n):
+                if out_row[i] or out_col[sigma[i]]:
+                    row4col[sigma[i]] = -1
+                    col4row[i] = -1
+            u2 = u.copy()
+            v2 = v.copy()
+            _augment(c, u2, v2, col4row, row4col, out_row, out_col)
             m = n - nu
-            kept_rows = np.empty(m, np.int64)
-            kept_cols = np.empty(m, np.int64)
-            new_col = np.full(n, -1, np.int64)  # a kept column's number in the smaller table
-            a = 0
-            b = 0
-            for x in range(n):
-                if not gone_row[x]:
-                    kept_rows[a] = x
-                    a += 1
-                if not gone_col[x]:
-                    kept_cols[b] = x
-                    new_col[x] = b
-                    b += 1
-            c2 = np.empty((m, m), np.int64)
-            u2 = np.empty(m, np.int64)
-            v2 = np.empty(m, np.int64)
-            col4row = np.full(m, -1, np.int64)
-            row4col = np.full(m, -1, np.int64)
-            for a in range(m):
-                i = kept_rows[a]
-                u2[a] = u[i]
-                v2[a] = v[kept_cols[a]]
-                for b in range(m):
-                    c2[a, b] = c[i, kept_cols[b]]
-                b = new_col[sigma[i]]
-                if b >= 0:
-                    col4row[a] = b
-                    row4col[b] = a
-            _augment(c2, u2, v2, col4row, row4col)
             cost2 = np.int64(0)
-            for a in range(m):
-                cost2 += c2[a, col4row[a]]
+            for i in range(n):
+                if not out_row[i]:
+                    cost2 += c[i, col4row[i]]
             cmp_total, cmp_squares, _ = _decode(cost2, m, K, maxw, M)
     values = np.zeros(p, np.int64)
     for i in range(p):
