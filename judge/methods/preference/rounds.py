@@ -63,7 +63,11 @@ def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: li
         return random_sums
     before = remaining[:]
     whole = len(open_rows) == weights.shape[0] and len(before) == weights.shape[1]
-    open_weights = weights if whole else weights.take(open_rows, 0).take(before, 1)
+    if whole:
+        open_weights = weights
+    else:  # (index arrays made first: a list given to take is converted more slowly)
+        open_weights = weights.take(np.fromiter(open_rows, np.intp, len(open_rows)), 0) \
+            .take(np.fromiter(before, np.intp, len(before)), 1)
     # 2. Uncontested first choices (the seed's shortcut), as rows and
     # columns of open_weights. The literal step (SET PREFERENCE SHORTCUT)
     # gives them before the optimum, which can cost total value; by default
@@ -189,7 +193,8 @@ def _random_powers(number: int, randoms: list[int], players: list[str], names: S
     of `remaining`."""
     out = []
     if len(remaining) >= len(randoms):
-        options = [names[w] for w in remaining]  # kept beside `remaining`, in its order
+        # kept beside `remaining`, in its order (power-list order: all of them, the names as they are)
+        options = list(names) if len(remaining) == len(names) else [names[w] for w in remaining]
         for i in randoms:
             k = options.index(stream.choice(options, what="random-power", round=number, player=players[i]))
             del options[k]
