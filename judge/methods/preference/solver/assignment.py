@@ -268,6 +268,8 @@ def optimum(weights: Any, keep_rows: np.ndarray | None = None, keep_cols: np.nda
 
 def _base_assignment(an: _Analysis) -> list[int | None]:
     q = an.q
+    if q >= len(an.sigma):
+        return an.sigma[: an.p]  # (no dummy power: every column is one)
     return [c if c < q else None for c in an.sigma[: an.p]]
 
 
