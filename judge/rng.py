@@ -26,6 +26,7 @@ T = TypeVar("T")
 
 WORD_BYTES = 8
 SEED_BYTES = 32
+_ONE_WORD = 1 << (8 * WORD_BYTES)  # a word's span: below(n) takes one word a try up to it
 
 
 def new_seed() -> bytes:
@@ -103,6 +104,15 @@ class DrawStream:
         tied assignments reach 36! and need several words (module docstring)."""
         if n < 1:
             raise ValueError("below(n) needs n >= 1")
+        if n <= _ONE_WORD:  # one word a try (k = 1), the commonest draw, without the general loop
+            limit = _ONE_WORD - (_ONE_WORD % n)
+            rejected = 0
+            while True:
+                counter = self.counter
+                w = self._next_word()
+                if w < limit:
+                    return w % n, counter, rejected
+                rejected += 1
         k = max(1, -(-(n - 1).bit_length() // (8 * WORD_BYTES)))
         span = 1 << (8 * WORD_BYTES * k)
         limit = span - (span % n)
