@@ -10,7 +10,7 @@ assignment's own duals, those the shortest distances of the moves), so the
 tight moves may differ on pairs that are in no optimal assignment; the
 blocks, and every table the solver counts or samples, are the same
 (docs/preference.md, "How the best assignments are found and drawn"; the
-tests check it). This one takes some 0.02 ms at 36 powers, against 0.05 ms
+tests check it). This one takes some 9 us at 36 powers, against 17 us
 for scipy's linear_sum_assignment alone. Loaded only where the compiled
 kernels may be (judge/methods/preference/solver/compiled.py).
 """
