@@ -26,6 +26,7 @@ T = TypeVar("T")
 
 WORD_BYTES = 8
 SEED_BYTES = 32
+_ONE_WORD = 1 << (8 * WORD_BYTES)  # a word's span: below(n) takes one word a try up to it
 
 
 def new_seed() -> bytes:
@@ -64,7 +65,7 @@ class Draw:
     context: dict[str, Any] = field(default_factory=dict)
 
     def as_dict(self) -> dict[str, Any]:
-        return {
+        record = {
             "what": self.what,
             "options": list(self.options),
             "n": len(self.options),
@@ -72,8 +73,10 @@ class Draw:
             "chosen": self.chosen,
             "counter": self.counter,
             "rejected": self.rejected,
-            **({"context": self.context} if self.context else {}),
         }
+        if self.context:  # (set after: no dictionary built to be unpacked, a resolution records several draws)
+            record["context"] = self.context
+        return record
 
 
 class DrawStream:
@@ -101,6 +104,15 @@ class DrawStream:
         tied assignments reach 36! and need several words (module docstring)."""
         if n < 1:
             raise ValueError("below(n) needs n >= 1")
+        if n <= _ONE_WORD:  # one word a try (k = 1), the commonest draw, without the general loop
+            limit = _ONE_WORD - (_ONE_WORD % n)
+            rejected = 0
+            while True:
+                counter = self.counter
+                w = self._next_word()
+                if w < limit:
+                    return w % n, counter, rejected
+                rejected += 1
         k = max(1, -(-(n - 1).bit_length() // (8 * WORD_BYTES)))
         span = 1 << (8 * WORD_BYTES * k)
         limit = span - (span % n)
@@ -127,9 +139,8 @@ class DrawStream:
             return options[0]
         index, counter, rejected = self.below(len(options))
         chosen = options[index]
-        self.draws.append(
-            Draw(what, list(options), index, chosen, counter, rejected, dict(context))
-        )
+        # (`context` is this call's own dictionary: kept as it is)
+        self.draws.append(Draw(what, list(options), index, chosen, counter, rejected, context))
         return chosen
 
     def records(self) -> list[dict[str, Any]]:

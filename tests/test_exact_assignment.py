@@ -393,6 +393,23 @@ def replay_big(seed_: bytes, start: int, n: int) -> tuple[int, int, int, int]:
         counter += k
 
 
+def test_counted_blocks_and_solutions_built_in_one_step_are_the_dataclasses():
+    """Block._counted and Solution._of (solve's way, without the frozen
+    dataclasses' __init__) give the objects the dataclasses give: equal,
+    the same repr and hash, and as frozen."""
+    block = Block._counted((1, 4), (0, 2), 2, 1, "players")
+    assert block == Block((1, 4), (0, 2), 2, 1, True, "players")
+    assert repr(block) == repr(Block((1, 4), (0, 2), 2, 1, True, "players"))
+    assert hash(block) == hash(Block((1, 4), (0, 2), 2, 1, True, "players"))
+    assert (block.low, block.high) == (2, 2)
+    solution = Solution._of((0, None, 1), 7, 25, 2, True, (block,), 1)
+    assert solution == Solution((0, None, 1), 7, 25, 2, True, (block,), 1)
+    assert repr(solution) == repr(Solution((0, None, 1), 7, 25, 2, True, (block,), 1))
+    for frozen in (block, solution):
+        with pytest.raises(FrozenInstanceError):
+            frozen.tied = 3
+
+
 def test_below_big_equals_below_for_one_word():
     for n in (2, 3, 7, 720, 2**32 + 1, 2**63 + 5, 2**64):
         a, b = DrawStream(SEED), DrawStream(SEED)

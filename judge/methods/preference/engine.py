@@ -27,9 +27,13 @@ import math
 import re
 from array import array
 from dataclasses import dataclass, field
-from operator import mul
 from typing import TYPE_CHECKING, Any, Mapping, Sequence
 
+# A round's steps and the records a resolution gives live beside, in
+# rounds.py and outcome.py; the tests and the kernels' build know the
+# seed's step and the values' reading of the first choices by this module.
+from judge.methods.preference.outcome import Outcome, Round, _spread, _sums
+from judge.methods.preference.rounds import _one_round, _uncontested, first_choice_shortcut  # noqa: F401
 from judge.rng import DrawStream
 from judge.syntax.forum import blank_markup_in_list
 from judge.syntax.preference import Group, ListSyntaxError, Word, fast_tokens, parse_list
@@ -429,44 +433,6 @@ def player_order(players: Sequence[str]) -> list[str]:
     return sorted(sorted(players), key=str.casefold)
 
 
-@dataclass
-class Round:
-    number: int
-    random: dict[str, str] = field(default_factory=dict)
-    shortcut: dict[str, str] = field(default_factory=dict)
-    optimized: dict[str, str] = field(default_factory=dict)
-    total: float = 0.0
-    stddev: float = 0.0
-    tied: int = 1
-    exact: bool = True  # tied was counted; else it is an estimate within tied_bounds
-    blocks: list[dict[str, Any]] = field(default_factory=list)
-    shortcut_check: dict[str, Any] | None = None
-    tied_bounds: tuple[int, int] = (1, 1)
-
-    def as_dict(self) -> dict[str, Any]:
-        return {
-            "round": self.number, "random": self.random, "shortcut": self.shortcut,
-            "optimized": self.optimized, "total": self.total, "stddev": self.stddev,
-            "tied": self.tied, "exact": self.exact,
-            **({} if self.exact else {"tied_low": self.tied_bounds[0], "tied_high": self.tied_bounds[1]}),
-            "blocks": self.blocks, "shortcut_check": self.shortcut_check,
-        }
-
-
-@dataclass
-class Outcome:
-    assignment: dict[str, list[str]]  # player -> powers (one unless duplex)
-    values: dict[str, float]  # player -> sum of the values of their powers
-    total: float
-    stddev: float
-    tied: int
-    exact: bool
-    tied_bounds: tuple[int, int]  # the count's bounds (both tied when exact)
-    unassigned: list[str]
-    rounds: list[Round]
-    draws: list[dict[str, Any]]
-
-
 def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], stream: DrawStream) -> Outcome:
     """Assign the powers. `lists` holds every player's list (empty: don't care)."""
     players = player_order(list(lists))
@@ -483,11 +449,12 @@ def resolve(powers: PowerList, params: Params, lists: Mapping[str, Preference], 
     rounds: list[Round] = []
     while remaining:
         r = Round(len(rounds) + 1)
-        _one_round(r, players, names, remaining, prefs, weights, params, stream, got, worth)
+        sums = _one_round(r, players, names, remaining, prefs, weights, params, stream, got, worth)
         rounds.append(r)
         if params.players is None:
             break  # not duplex: one power each
-    total2, squares2 = _sums(worth)
+    # One round gives each player one value: the round's sums are worth's.
+    total2, squares2 = sums if len(rounds) == 1 else _sums(worth)
     if len(rounds) == 1:  # (all but duplex games)
         tied, exact, bounds = rounds[0].tied, rounds[0].exact, rounds[0].tied_bounds
     else:
@@ -514,7 +481,8 @@ def _value_table(prefs: Sequence[Preference], powers: PowerList) -> np.ndarray:
     import numpy as np
 
     key = powers.powers
-    joined = bytearray(b"".join([p.kept_row if p.kept_for is key else values_row(p, powers) for p in prefs]))
+    # (a bytearray's join: the rows joined into a writable buffer in one copy)
+    joined = bytearray().join([p.kept_row if p.kept_for is key else values_row(p, powers) for p in prefs])
     table = np.frombuffer(joined, dtype=np.int64).reshape(len(prefs), len(powers))
     # writable and aligned (a bytearray's buffer is): the only table type the kernels are compiled for
     return table if table.flags.aligned else table.copy()
@@ -525,264 +493,3 @@ def _value_matrix(prefs: Sequence[Preference], index: Mapping[str, int], N: int)
     import numpy as np
 
     return np.array([_value_row(p, index, N) for p in prefs], dtype=np.int64)
-
-
-def _one_round(r: Round, players: list[str], names: Sequence[str], remaining: list[int], prefs: list[Preference],
-               weights: np.ndarray, params: Params, stream: DrawStream, got: list[list[str]],
-               worth: list[int]) -> None:
-    """One round (all of it unless duplex): steps 1-4 of the module
-    docstring on the powers `remaining` (power-list order), which it
-    reduces; each player's powers go to `got` (names), their doubled
-    values to `worth`."""
-    import numpy as np
-
-    from judge.methods.preference.solver import assignment, linear_assignment, tight_graph
-
-    doubled: list[int] = []  # this round's doubled values of the shortcut and the optimum
-    # 1. Random powers: everybody in mode "random", "*" players in mode "both".
-    if params.mode == "random":
-        randoms = list(range(len(players)))
-    else:
-        randoms = [i for i, p in enumerate(prefs) if p.random] if params.mode == "both" else []
-    for i, w in _random_powers(r.number, randoms, players, names, remaining, stream):
-        r.random[players[i]] = names[w]
-        got[i].append(names[w])
-        worth[i] += weights.item(i, w)
-    open_rows = [i for i in range(len(players)) if players[i] not in r.random] if r.random else \
-        list(range(len(players)))
-    if not remaining or not open_rows:
-        return
-    before = remaining[:]
-    whole = len(open_rows) == weights.shape[0] and len(before) == weights.shape[1]
-    open_weights = weights if whole else weights.take(open_rows, 0).take(before, 1)
-    # 2. Uncontested first choices (the seed's shortcut), as (row, column) of
-    # open_weights. The literal step (SET PREFERENCE SHORTCUT) gives them
-    # before the optimum, which can cost total value; by default they only
-    # break ties among the best assignments.
-    kernel = linear_assignment._kernel(len(names))
-    listed = [prefs[i].listed for i in open_rows]
-    analysed = None  # the optimum's analysis, when the round's compiled call made it
-    rest_optimum = None  # and the best of the rest after the literal step, when it was needed
-    if kernel is not None and not params.shortcut:
-        # One compiled call for steps 2-4's compiled parts (the uncontested
-        # first choices, the optimum with them as the bonus table, the
-        # shortcut's comparison): the same results as the calls one by one
-        # below, without their glue (the bonus table, the comparison's
-        # arrays and its solve from scratch: solver_kernel.preference_round).
-        out = kernel.preference_round(open_weights, weights.shape[1] - 1 - np.array(listed, dtype=np.int64))
-        uncontested = list(zip(out[0].tolist(), out[1].tolist()))
-        analysed = tight_graph._kernel_analysis(*open_weights.shape, *out[2:11])
-        if out[11]:
-            tight_graph._kernel_status(out[12])
-            rest_optimum = (int(out[13]), int(out[14]))
-    else:
-        uncontested = _uncontested(open_weights, listed, weights.shape[1], kernel)
-    ks: list[int] = []  # the (row, column) pairs given this round, as the results list them
-    js: list[int] = []
-    firsts = dict(uncontested)
-    if params.shortcut:
-        ks += [k for k, _ in uncontested]
-        js += [j for _, j in uncontested]
-        rest = [k for k in range(len(open_rows)) if k not in firsts]
-        given = set(firsts.values())
-        columns = [j for j in range(len(before)) if j not in given]
-    else:
-        rest, columns = list(range(len(open_rows))), list(range(len(before)))
-    # 3-4. The exact optimum of the rest, uniform among all co-optimal
-    # assignments (by default, those giving the most uncontested first choices).
-    if rest and columns and analysed is not None:  # (all open players and powers: not SHORTCUT)
-        sol = assignment.solve(open_weights, stream, what="co-optimal", analysed=analysed)
-    elif rest and columns:
-        bonus = None
-        if not params.shortcut and uncontested:
-            bonus = np.zeros(open_weights.shape, dtype=np.int64)
-            bonus[tuple(zip(*uncontested))] = 1
-        table = open_weights if len(rest) == len(open_rows) and len(columns) == len(before) else \
-            open_weights.take(rest, 0).take(columns, 1)
-        sol = assignment.solve(table, stream, what="co-optimal", bonus=bonus)
-    if rest and columns:
-        solved = sol.assignment
-        if None in solved:
-            ks += [k for k, col in zip(rest, solved) if col is not None]
-            js += [columns[col] for col in solved if col is not None]
-        else:  # (by default `columns` are all the open powers, in order)
-            ks += rest
-            js += [columns[col] for col in solved] if params.shortcut else solved
-        r.tied, r.exact, r.tied_bounds = sol.tied, sol.exact, (sol.tied_low, sol.tied_high)
-        r.blocks = [{"players": [players[open_rows[rest[k]]] for k in b.rows],
-                     "powers": [names[before[columns[j]]] for j in b.cols],
-                     "count": b.count, "index": b.index, "exact": b.exact,
-                     # a count too big to count is an estimate: its bounds go with it
-                     **({} if b.exact else {"low": b.low, "high": b.high})} for b in sol.blocks]
-    if ks:
-        doubled = list(map(open_weights.item, ks, js))  # (no index arrays built from the lists)
-        # (comprehensions rather than one loop over the pairs: fewer steps per player)
-        who = [players[open_rows[k]] for k in ks]
-        what = [names[before[j]] for j in js]
-        if firsts:
-            first = [firsts.get(k) == j for k, j in zip(ks, js)]
-            r.shortcut.update([(pl, w) for pl, w, f in zip(who, what, first) if f])
-            r.optimized.update([(pl, w) for pl, w, f in zip(who, what, first) if not f])
-        else:
-            r.optimized.update(zip(who, what))
-        for k, w, v in zip(ks, what, doubled):
-            i = open_rows[k]
-            got[i].append(w)
-            worth[i] += v
-        taken = {before[j] for j in js}
-        remaining[:] = [w for w in remaining if w not in taken]
-    sums = _sums(doubled)
-    r.total = sums[0] / 2
-    # the values' standard deviation from the doubled sums: the same float
-    # as from the values (halves of small integers add up exactly)
-    r.stddev = _spread(*sums, len(doubled)) if doubled else 0.0
-    if uncontested:
-        if params.shortcut:
-            r.shortcut_check = compare_without_shortcut(open_weights, doubled)
-        elif all(players[open_rows[k]] in r.shortcut for k, _ in uncontested):
-            # The optimum gave every uncontested first choice: the literal
-            # step fixes those, and the best of the rest is the optimum's
-            # own rest (else the optimum could be bettered), so both are
-            # the same and need no second solve.
-            r.shortcut_check = _comparison(sums, sums, len(doubled))
-        else:
-            r.shortcut_check = compare_with_shortcut(open_weights, [k for k, _ in uncontested],
-                                                     [j for _, j in uncontested], doubled, rest_optimum, sums)
-
-
-def _random_powers(number: int, randoms: list[int], players: list[str], names: Sequence[str], remaining: list[int],
-                   stream: DrawStream) -> list[tuple[int, int]]:
-    """Step 1: (player, power) drawn for the players `randoms`, taken out
-    of `remaining`."""
-    out = []
-    if len(remaining) >= len(randoms):
-        options = [names[w] for w in remaining]  # kept beside `remaining`, in its order
-        for i in randoms:
-            k = options.index(stream.choice(options, what="random-power", round=number, player=players[i]))
-            del options[k]
-            out.append((i, remaining.pop(k)))
-    else:
-        # Fewer powers than random players (a duplex game's last round): each
-        # power draws its player, so who gets one is random too, not name order.
-        waiting = list(randoms)
-        for w in list(remaining):
-            options = [players[i] for i in waiting]
-            i = waiting[options.index(stream.choice(options, what="random-player", round=number,
-                                                    power=names[w]))]
-            waiting.remove(i)
-            remaining.remove(w)
-            out.append((i, w))
-    return out
-
-
-def _uncontested(weights: np.ndarray, listed: Sequence[int], N: int, kernel: Any = None) -> list[tuple[int, int]]:
-    """first_choice_shortcut's pairs read from the doubled values of the
-    open players (rows) on the powers left (columns), as (row, column) in
-    row order: a player's first remaining group is the powers of the
-    highest value left, if that value is a listed power's (a bracket's
-    powers share one value, a later group's is lower, and unlisted powers
-    are worth less than any listed one: N - listed - 1). With `kernel`
-    (judge/methods/preference/solver/solver_kernel.py), its compiled
-    `uncontested`: the same pairs (tests)."""
-    import numpy as np
-
-    floor = N - 1 - np.array(listed, dtype=np.int64)
-    if kernel is not None:
-        rows, cols = kernel.uncontested(weights, floor)
-        return list(zip(rows.tolist(), cols.tolist()))
-    top = weights.max(axis=1)
-    first = weights == top[:, None]
-    first &= (top > floor)[:, None]
-    single = first.sum(axis=1) == 1
-    if not single.any():
-        return []
-    col = first.argmax(axis=1)
-    alone = first.sum(axis=0)[col] == 1
-    return [(k, int(col[k])) for k in np.flatnonzero(single & alone).tolist()]
-
-
-def first_choice_shortcut(players: Sequence[str], remaining: Sequence[str],
-                          lists: Mapping[str, Preference]) -> dict[str, str]:
-    """The seed's step: each player's first remaining group; a single power
-    that is in nobody else's first remaining group goes to that player.
-
-    Only what a player listed is a choice: a player whose list is empty or
-    used up has no first choice, so takes nothing here and contests nothing
-    (not minding which power one gets is no claim on any of them)."""
-    left = set(remaining)
-    first: dict[str, list[str]] = {}
-    claims: dict[str, int] = {}  # how many first groups hold each power
-    for pl in players:
-        group: list[str] = []
-        for g in lists[pl].groups:
-            group = [w for w in g if w in left]
-            if group:
-                break
-        first[pl] = group
-        for w in group:
-            claims[w] = claims.get(w, 0) + 1
-    return {pl: group[0] for pl, group in first.items() if len(group) == 1 and claims[group[0]] == 1}
-
-
-def _sums(doubled: Sequence[int]) -> tuple[int, int]:
-    """(sum, sum of squares) of doubled values."""
-    return sum(doubled), sum(map(mul, doubled, doubled))
-
-
-def _comparison(with_: tuple[int, int], without: tuple[int, int], n: int) -> dict[str, Any]:
-    """The shortcut_check of a round: (total, std-dev) with the seed's
-    literal step and without it, from doubled (sum, sum of squares)."""
-    return {"with": _figures(*with_, n), "without": _figures(*without, n), "differs": with_ != without}
-
-
-def _figures(total2: int, squares2: int, n: int) -> dict[str, float]:
-    """Total and standard deviation of n players from doubled sums."""
-    return {"total": total2 / 2, "stddev": _spread(total2, squares2, n)}
-
-
-def _spread(total2: int, squares2: int, n: int) -> float:
-    """The standard deviation of n values from their doubled sum and sum of
-    squares: the float that sum(x) / n and sum(x * x) / n of the values
-    give, as the values are halves of integers far below 2**53 (their sums
-    are exact)."""
-    mean = total2 / 2 / n
-    return math.sqrt(max(0.0, squares2 / 4 / n - mean * mean))
-
-
-def compare_without_shortcut(weights: np.ndarray, doubled: Sequence[int]) -> dict[str, Any]:
-    """Under SET PREFERENCE SHORTCUT: the round's (total, std-dev) with the
-    literal step, and the optimum of the same players and powers without it.
-    Both over the players who got a power this round (the same number either way)."""
-    from judge.methods.preference.solver import assignment
-
-    return _comparison(_sums(doubled), assignment.optimum(weights), len(doubled))
-
-
-def compare_equal(doubled: Sequence[int]) -> dict[str, Any]:
-    """The comparison's keys when the literal step gives the round's own result."""
-    sums = _sums(doubled)
-    return _comparison(sums, sums, len(doubled))
-
-
-def compare_with_shortcut(weights: np.ndarray, rows: Sequence[int], cols: Sequence[int],
-                          doubled: Sequence[int], rest_optimum: tuple[int, int] | None = None,
-                          sums: tuple[int, int] | None = None) -> dict[str, Any]:
-    """By default: what the seed's literal step would give (its uncontested
-    first choices `rows` x `cols` first, the optimum of the rest), against the
-    round's exact optimum. The same keys as compare_without_shortcut.
-    `rest_optimum`: that optimum of the rest (assignment.optimum's), when
-    the round's compiled call has made it already; `sums`: _sums(doubled)."""
-    import numpy as np
-
-    from judge.methods.preference.solver import assignment
-
-    rows, cols = list(rows), list(cols)
-    if rest_optimum is None:
-        keep_rows = np.ones(weights.shape[0], dtype=bool)
-        keep_rows[rows] = False
-        keep_cols = np.ones(weights.shape[1], dtype=bool)
-        keep_cols[cols] = False
-        rest_optimum = assignment.optimum(weights, keep_rows, keep_cols)
-    t2, s2 = rest_optimum
-    total, squares = _sums(list(map(weights.item, rows, cols)))
-    return _comparison((total + t2, squares + s2), sums or _sums(doubled), len(doubled))

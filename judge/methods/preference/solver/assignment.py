@@ -176,6 +176,18 @@ class Block:
             object.__setattr__(self, "low", self.count)
             object.__setattr__(self, "high", self.count)
 
+    @classmethod
+    def _counted(cls, rows: tuple[int, ...], cols: tuple[int, ...], count: int, index: int | None,
+                 order: str) -> Block:
+        """Block(rows, cols, count, index, True, order): the same block,
+        its fields set in one step where the frozen dataclass's __init__
+        sets them one by one (a third of the time; solve builds one per
+        block of every round)."""
+        block = object.__new__(cls)
+        block.__dict__.update(rows=rows, cols=cols, count=count, index=index, exact=True, order=order, low=count,
+                              high=count)
+        return block
+
 
 @dataclass(frozen=True)
 class Solution:
@@ -186,6 +198,15 @@ class Solution:
     exact: bool  # all blocks counted exactly (the draw is exactly uniform either way)
     blocks: tuple[Block, ...]  # only blocks with count > 1, in canonical order
     bonus: int = 0  # bonus cells taken (rule 3; 0 without a bonus table)
+
+    @classmethod
+    def _of(cls, assignment: tuple[int | None, ...], total: int, sum_squares: int, tied: int, exact: bool,
+            blocks: tuple[Block, ...], bonus: int) -> Solution:
+        """Solution(...) with its fields set in one step (see Block._counted)."""
+        solution = object.__new__(cls)
+        solution.__dict__.update(assignment=assignment, total=total, sum_squares=sum_squares, tied=tied, exact=exact,
+                                 blocks=blocks, bonus=bonus)
+        return solution
 
     @property
     def tied_low(self) -> int:
@@ -247,6 +268,8 @@ def optimum(weights: Any, keep_rows: np.ndarray | None = None, keep_cols: np.nda
 
 def _base_assignment(an: _Analysis) -> list[int | None]:
     q = an.q
+    if q >= len(an.sigma):
+        return an.sigma[: an.p]  # (no dummy power: every column is one)
     return [c if c < q else None for c in an.sigma[: an.p]]
 
 
@@ -316,10 +339,10 @@ def solve(
                 )
             pairs = _unrank_block(cb, r, an.p, an.q)
             tied *= cb.count
-            blocks.append(Block(tuple(cb.real_rows), tuple(cb.real_cols), cb.count, index, True, cb.order))
+            blocks.append(Block._counted(tuple(cb.real_rows), tuple(cb.real_cols), cb.count, index, cb.order))
         for r_, c_ in pairs.items():
             assignment[r_] = c_
-    return Solution(tuple(assignment), an.total, an.sum_squares, tied, exact, tuple(blocks), an.bonus)
+    return Solution._of(tuple(assignment), an.total, an.sum_squares, tied, exact, tuple(blocks), an.bonus)
 
 
 def _sampled_block(cb: _Counted, k: int, p: int, q: int, stream: DrawStream | None,

@@ -147,8 +147,11 @@ class _Counted:
 
 
 def _count_block(raw: _RawBlock, p: int, q: int, limit: int) -> _Counted:
-    real_rows = [r for r in raw.rows if r < p]
-    real_cols = [c for c in raw.cols if c < q]
+    if raw.rows[-1] < p and raw.cols[-1] < q:  # (increasing: no dummy, all real)
+        real_rows, real_cols = raw.rows, raw.cols
+    else:
+        real_rows = [r for r in raw.rows if r < p]
+        real_cols = [c for c in raw.cols if c < q]
     if not real_rows or not real_cols:
         return _Counted(raw, real_rows, real_cols, 1, True, "fixed", None)
     a = raw.allowed
@@ -218,7 +221,11 @@ def _dummies(raw: _RawBlock, p: int, q: int) -> int:
 def _block_pairs(cb: _Counted, local: list[int], p: int, q: int) -> dict[int, int | None]:
     """Real player -> power (or None) for the block, from the unranked lines."""
     raw = cb.raw
-    out: dict[int, int | None] = {r: None for r in cb.real_rows}
+    if cb.order == "players" and cb.lines is None and raw.rows[-1] < p and raw.cols[-1] < q:
+        # (no dummy: each line's player takes its slot's power, in the same order)
+        cols = raw.cols
+        return dict(zip(raw.rows, [cols[s] for s in local]))
+    out: dict[int, int | None] = dict.fromkeys(cb.real_rows)
     lines = cb.lines or range(len(local))
     if cb.order.startswith(("players", "sampled")):
         for k, s in zip(lines, local):
@@ -295,7 +302,8 @@ def _counted_blocks(an: _Analysis, limit: int) -> list[_Counted]:
     in block order: by lowest player number."""
     counted = [_count_block(raw, an.p, an.q, limit) for raw in an.blocks]
     counted = [cb for cb in counted if cb.count > 1]
-    counted.sort(key=lambda cb: cb.real_rows[0])
+    if len(counted) > 1:
+        counted.sort(key=lambda cb: cb.real_rows[0])
     return counted
 
 

@@ -110,10 +110,11 @@ def _kernel_analysis(p: int, q: int, status: int, sigma: np.ndarray, total: int,
     `analyse` returns (its blocks packed: solver_kernel._blocks)."""
     _kernel_status(status)
     rows, cols, starts = rows.tolist(), cols.tolist(), starts.tolist()
+    flat = allowed.tolist()  # (once: each block's lines are slices of it)
     blocks, cell = [], 0
     for s, e in zip(starts, starts[1:]):
         m = e - s
-        blocks.append(_RawBlock(rows[s:e], cols[s:e], allowed[cell:cell + m * m].reshape(m, m).tolist()))
+        blocks.append(_RawBlock(rows[s:e], cols[s:e], [flat[x:x + m] for x in range(cell, cell + m * m, m)]))
         cell += m * m
     return _Analysis(p, q, sigma.tolist(), blocks, int(total), int(squares), int(taken))
 
