@@ -150,13 +150,28 @@ def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
     (engine._uncontested, numpy and compiled): the same pairs as the seed's
     step written on the lists (first_choice_shortcut), with any powers gone
     (duplex rounds, random powers) and any players left out."""
-    import numpy as np
-
     from judge.methods.preference.solver import solver_kernel
 
     checked = 0
+    for name, names, lists, players, powers, table in _pinned_subtables():
+        expected = pref.first_choice_shortcut(players, powers, lists)
+        listed = [lists[pl].listed for pl in players]
+        for kernel in (None, solver_kernel):
+            got = pref._uncontested(table, listed, len(make_power_list(names)), kernel)
+            assert {players[k]: powers[j] for k, j in got} == expected, (name, kernel)
+            assert [k for k, _ in got] == sorted(k for k, _ in got)
+        checked += bool(expected)
+    assert checked > 100
+
+
+def _pinned_subtables():
+    """Each pinned game's value table with players and powers left out (as
+    random powers and duplex rounds leave them), four a game, seeded by its
+    name: (game, its powers, its lists, the players and powers kept, their
+    table)."""
+    import numpy as np
+
     for name, names, params, lists in replay_games():
-        powers = make_power_list(names)
         players = pref.player_order(list(lists))
         weights = np.array([pref._value_row(lists[pl], {w: k for k, w in enumerate(names)}, len(names))
                             for pl in players], dtype=np.int64)
@@ -164,15 +179,8 @@ def test_uncontested_first_choices_read_from_values_are_the_seeds_step():
         for _ in range(4):
             rows = sorted(rnd.sample(range(len(players)), rnd.randint(1, len(players))))
             cols = sorted(rnd.sample(range(len(names)), rnd.randint(1, len(names))))
-            expected = pref.first_choice_shortcut([players[i] for i in rows], [names[j] for j in cols], lists)
-            table = np.ascontiguousarray(weights[np.ix_(rows, cols)])
-            listed = [lists[players[i]].listed for i in rows]
-            for kernel in (None, solver_kernel):
-                got = pref._uncontested(table, listed, len(powers), kernel)
-                assert {players[rows[k]]: names[cols[j]] for k, j in got} == expected, (name, kernel)
-                assert [k for k, _ in got] == sorted(k for k, _ in got)
-            checked += bool(expected)
-    assert checked > 100
+            yield (name, names, lists, [players[i] for i in rows], [names[j] for j in cols],
+                   np.ascontiguousarray(weights[np.ix_(rows, cols)]))
 
 
 def test_a_rounds_compiled_call_gives_what_its_steps_give():
@@ -191,17 +199,8 @@ def test_a_rounds_compiled_call_gives_what_its_steps_give():
     saved = linear_assignment._KERNEL[:]
     linear_assignment._KERNEL[:] = [solver_kernel]
     try:
-        tables = []
-        for name, names, params, lists in replay_games():
-            players = pref.player_order(list(lists))
-            weights = np.array([pref._value_row(lists[pl], {w: k for k, w in enumerate(names)}, len(names))
-                                for pl in players], dtype=np.int64)
-            rnd = random.Random(name)
-            for _ in range(4):
-                rows = sorted(rnd.sample(range(len(players)), rnd.randint(1, len(players))))
-                cols = sorted(rnd.sample(range(len(names)), rnd.randint(1, len(names))))
-                tables.append((np.ascontiguousarray(weights[np.ix_(rows, cols)]),
-                               [lists[players[i]].listed for i in rows], len(names)))
+        tables = [(table, [lists[pl].listed for pl in players], len(names))
+                  for _, names, lists, players, _, table in _pinned_subtables()]
         rnd = random.Random(29)
         for _ in range(300):
             p, q = rnd.randint(1, 14), rnd.randint(1, 14)
