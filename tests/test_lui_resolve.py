@@ -13,6 +13,8 @@ from click.testing import CliRunner
 from judge.cli import main
 from judge.methods import get_method
 from judge.methods.lui import engine
+from judge.methods.lui.commands import parse_line
+from judge.methods.lui.settings import F11
 from judge.methods.lui.persist import from_json, to_json
 from judge.methods.lui.replay import replay, run
 from tests.test_lui_replay import ISSUE_EXAMPLE
@@ -69,6 +71,25 @@ def test_the_state_round_trips_through_json():
     stored = json.loads(json.dumps(to_json(state)))
     assert from_json(stored) == state
     assert stored["$"] == "State"
+
+
+def test_a_state_stored_again_through_its_memo_is_the_state_as_changed():
+    """A bid's store reuses the JSON of what the engine left unchanged
+    (persist.py's memo): what it stores is what a store from scratch
+    stores, for the state read and for the state after a command."""
+    state, _ = engine.tick(engine.new_game(F11, ["reds", "crawron", "ann"]), 0.0)
+    for at, (player, line) in enumerate([("reds", "BID Z 5"), ("crawron", "BID O 3")], 1):
+        state, _ = engine.apply(state, player, parse_line(line, 1), float(at))
+    stored = json.loads(json.dumps(to_json(state)))
+    memo: dict = {}
+    state = from_json(stored, memo)
+    assert to_json(state, memo) == stored
+    changed, events = engine.apply(state, "ann", parse_line("BID Z 6", 1), 3.0)
+    assert any(isinstance(e, engine.Outbid) for e in events)  # reds' record on Z changed, crawron's did not
+    assert changed.history[1] is state.history[1] and changed.history[0] != state.history[0]
+    again = to_json(changed, memo)
+    assert again == to_json(changed) and from_json(json.loads(json.dumps(again))) == changed
+    assert to_json(changed, memo) == again  # a second store of the same state
 
 
 def test_the_gms_settings_are_the_games_params():

@@ -50,7 +50,7 @@ from judge.methods.lui.commands import (
     parse_setting,
 )
 from judge.methods.lui.engine import GM, Event, State
-from judge.methods.lui.persist import from_json, to_json
+from judge.methods.lui.persist import Memo, from_json, to_json
 
 EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine time
 DIGEST_HOURS = 1  # SET BOARDMAIL DIGEST: the board at most once an hour
@@ -79,7 +79,10 @@ class Live:
     """A running game's state, its clock and names, as stored."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        self.state: State = from_json(data["state"])
+        # What the state's objects were read from: save() stores again, as
+        # it was, what the hook left unchanged (persist.py).
+        self._memo: Memo = {}
+        self.state: State = from_json(data["state"], self._memo)
         self.opens_at = datetime.fromisoformat(data["opens_at"])
         self.address = dict(data["names"])  # name in the game -> address (players still in)
         # Every command the engine was given, as a replay reads it ({at,
@@ -119,7 +122,7 @@ class Live:
 
     def save(self, out: Outcome) -> Outcome:
         """The state and its next tick, into the outcome the driver stores."""
-        out.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
+        out.method_state = {"state": to_json(self.state, self._memo), "opens_at": self.opens_at.isoformat(),
                             "names": self.address, "log": self.log}
         if self.digest_at is not None:
             out.method_state["digest"] = {"at": self.digest_at.isoformat(), "to": self.digest_to}
