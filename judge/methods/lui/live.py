@@ -28,6 +28,7 @@ templates/lui/.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import replace
@@ -587,11 +588,30 @@ def _merged(warnings: list[str]) -> list[str]:
     return out
 
 
+# The board mode of each game's settings as read (their JSON -> mode):
+# every bid asks, and reading the settings (a preset, twelve prizes, each
+# checked) cost as much as the rest of the bid's own work.
+_MODES: dict[tuple[str, int], str] = {}
+_MODES_KEPT = 256
+
+
 def _board_mode(game: GameView) -> str:
+    raw, seats = game.raw_params, len(game.powers)
     try:
-        return engine.params_from(game.raw_params, len(game.powers)).board_mode
-    except engine.ParamError:
-        return "bid"
+        key: tuple[str, int] | None = (json.dumps(raw, sort_keys=True), seats)
+    except (TypeError, ValueError):
+        key = None  # not JSON: read every time
+    mode = _MODES.get(key) if key is not None else None
+    if mode is None:
+        try:
+            mode = engine.params_from(raw, seats).board_mode
+        except engine.ParamError:
+            mode = "bid"
+        if key is not None:
+            if len(_MODES) >= _MODES_KEPT:
+                _MODES.clear()
+            _MODES[key] = mode
+    return mode
 
 
 def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
