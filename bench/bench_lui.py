@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 from sqlalchemy import func, select  # noqa: E402
 
 from judge.games import find_game  # noqa: E402
+from judge.methods.lui.persist import from_json  # noqa: E402
 from judge.store.models import OutboxMessage  # noqa: E402
 from tests.harness import Harness, make_mail  # noqa: E402
 
@@ -105,7 +106,7 @@ def main() -> None:
             boards = s.scalar(select(func.count()).select_from(OutboxMessage)
                               .where(OutboxMessage.subject.like("%the board has changed%"))) - boards_before
             game = find_game(s, "bench")
-            valid = len(game.method_state["state"]["history"])
+            valid = len(from_json(game.method_state["state"]).history)
         assert valid == args.bids, f"{valid} valid bids of {args.bids}"
         h.close()
     med_bid, med_store = statistics.median(bid_t), statistics.median(store_t)
