@@ -663,8 +663,8 @@ def list_view(game: GameView) -> dict | None:
     return {"board": text}
 
 
-def standing_line(game: GameView, player: PlayerView) -> str:
-    return ""
+# No standing_line: SIGNON adds nothing about a LUI player (the shell's
+# default), and the shell then reads no view of the game for it.
 
 
 def not_in_yet(game: GameView) -> list[tuple[int, dict]] | None:
