@@ -32,6 +32,7 @@ from sqlalchemy import create_engine, text  # noqa: E402
 
 import judge.daemon as daemon  # noqa: E402
 from judge.games import find_game  # noqa: E402
+from judge.methods.lui.persist import from_json  # noqa: E402
 from tests.harness import Harness, make_mail  # noqa: E402
 
 sys.path.insert(0, str(ROOT / "bench"))
@@ -59,7 +60,7 @@ def run(url: str, bids: int, tmp: Path) -> tuple[list[int], list[int]]:
         (locked if lock else unlocked).append(t1 - t0)
     daemon.LOCK_GAMES = "judge.games.lock"
     with judge.sessions() as s:
-        valid = len(find_game(s, "bench").method_state["state"]["history"])
+        valid = len(from_json(find_game(s, "bench").method_state["state"]).history)
     assert valid == bids, f"{valid} valid bids of {bids}"
     h.close()
     return locked, unlocked

@@ -6,6 +6,7 @@ settings as games.params."""
 from __future__ import annotations
 
 import json
+from dataclasses import fields, is_dataclass
 
 import pytest
 from click.testing import CliRunner
@@ -13,6 +14,8 @@ from click.testing import CliRunner
 from judge.cli import main
 from judge.methods import get_method
 from judge.methods.lui import engine
+from judge.methods.lui.commands import parse_line
+from judge.methods.lui.settings import F11
 from judge.methods.lui.persist import from_json, to_json
 from judge.methods.lui.replay import replay, run
 from tests.test_lui_replay import ISSUE_EXAMPLE
@@ -69,6 +72,54 @@ def test_the_state_round_trips_through_json():
     stored = json.loads(json.dumps(to_json(state)))
     assert from_json(stored) == state
     assert stored["$"] == "State"
+
+
+def _tagged(v):
+    """A state as persist.py stored it before its tables: every record an
+    object tagged with its class."""
+    if is_dataclass(v):
+        return {"$": type(v).__name__, **{f.name: _tagged(getattr(v, f.name)) for f in fields(v)}}
+    if isinstance(v, frozenset):
+        return {"$set": sorted(v)}
+    if isinstance(v, tuple):
+        return [_tagged(x) for x in v]
+    return v
+
+
+def test_the_records_are_tables_and_a_state_stored_before_them_reads_as_it_did():
+    state = run(json.loads(json.dumps(ISSUE_EXAMPLE))).state
+    stored = json.loads(json.dumps(to_json(state)))
+    assert stored["history"]["$rows"] == "BidRecord" and stored["players"]["$rows"] == "Player"
+    assert stored["history"]["rows"][0] == [getattr(state.history[0], f.name) for f in fields(engine.BidRecord)]
+    old = json.loads(json.dumps(_tagged(state)))
+    assert from_json(old) == state
+    assert to_json(from_json(old)) == stored
+    memo: dict = {}
+    read = from_json(old, memo)
+    later, _ = engine.tick(read, read.clock + 1)  # a new state object, its records the same
+    assert to_json(later, memo) == to_json(later)  # stored again: as tables
+    # A row without the fields a later version added: their defaults.
+    stored["history"]["rows"] = [row[:4] for row in stored["history"]["rows"]]
+    assert from_json(stored).history == tuple(engine.BidRecord(*row[:4]) for row in stored["history"]["rows"])
+
+
+def test_a_state_stored_again_through_its_memo_is_the_state_as_changed():
+    """A bid's store reuses the JSON of what the engine left unchanged
+    (persist.py's memo): what it stores is what a store from scratch
+    stores, for the state read and for the state after a command."""
+    state, _ = engine.tick(engine.new_game(F11, ["reds", "crawron", "ann"]), 0.0)
+    for at, (player, line) in enumerate([("reds", "BID Z 5"), ("crawron", "BID O 3")], 1):
+        state, _ = engine.apply(state, player, parse_line(line, 1), float(at))
+    stored = json.loads(json.dumps(to_json(state)))
+    memo: dict = {}
+    state = from_json(stored, memo)
+    assert to_json(state, memo) == stored
+    changed, events = engine.apply(state, "ann", parse_line("BID Z 6", 1), 3.0)
+    assert any(isinstance(e, engine.Outbid) for e in events)  # reds' record on Z changed, crawron's did not
+    assert changed.history[1] is state.history[1] and changed.history[0] != state.history[0]
+    again = to_json(changed, memo)
+    assert again == to_json(changed) and from_json(json.loads(json.dumps(again))) == changed
+    assert to_json(changed, memo) == again  # a second store of the same state
 
 
 def test_the_gms_settings_are_the_games_params():

@@ -28,6 +28,7 @@ templates/lui/.
 
 from __future__ import annotations
 
+import json
 import logging
 import re
 from dataclasses import replace
@@ -50,7 +51,7 @@ from judge.methods.lui.commands import (
     parse_setting,
 )
 from judge.methods.lui.engine import GM, Event, State
-from judge.methods.lui.persist import from_json, to_json
+from judge.methods.lui.persist import Memo, from_json, to_json
 
 EPSILON_HOURS = 1e-6  # a timer stored to the microsecond fires at its engine time
 DIGEST_HOURS = 1  # SET BOARDMAIL DIGEST: the board at most once an hour
@@ -79,7 +80,10 @@ class Live:
     """A running game's state, its clock and names, as stored."""
 
     def __init__(self, data: Mapping[str, Any]) -> None:
-        self.state: State = from_json(data["state"])
+        # What the state's objects were read from: save() stores again, as
+        # it was, what the hook left unchanged (persist.py).
+        self._memo: Memo = {}
+        self.state: State = from_json(data["state"], self._memo)
         self.opens_at = datetime.fromisoformat(data["opens_at"])
         self.address = dict(data["names"])  # name in the game -> address (players still in)
         # Every command the engine was given, as a replay reads it ({at,
@@ -119,7 +123,7 @@ class Live:
 
     def save(self, out: Outcome) -> Outcome:
         """The state and its next tick, into the outcome the driver stores."""
-        out.method_state = {"state": to_json(self.state), "opens_at": self.opens_at.isoformat(),
+        out.method_state = {"state": to_json(self.state, self._memo), "opens_at": self.opens_at.isoformat(),
                             "names": self.address, "log": self.log}
         if self.digest_at is not None:
             out.method_state["digest"] = {"at": self.digest_at.isoformat(), "to": self.digest_to}
@@ -584,11 +588,30 @@ def _merged(warnings: list[str]) -> list[str]:
     return out
 
 
+# The board mode of each game's settings as read (their JSON -> mode):
+# every bid asks, and reading the settings (a preset, twelve prizes, each
+# checked) cost as much as the rest of the bid's own work.
+_MODES: dict[tuple[str, int], str] = {}
+_MODES_KEPT = 256
+
+
 def _board_mode(game: GameView) -> str:
+    raw, seats = game.raw_params, len(game.powers)
     try:
-        return engine.params_from(game.raw_params, len(game.powers)).board_mode
-    except engine.ParamError:
-        return "bid"
+        key: tuple[str, int] | None = (json.dumps(raw, sort_keys=True), seats)
+    except (TypeError, ValueError):
+        key = None  # not JSON: read every time
+    mode = _MODES.get(key) if key is not None else None
+    if mode is None:
+        try:
+            mode = engine.params_from(raw, seats).board_mode
+        except engine.ParamError:
+            mode = "bid"
+        if key is not None:
+            if len(_MODES) >= _MODES_KEPT:
+                _MODES.clear()
+            _MODES[key] = mode
+    return mode
 
 
 def _board(live: Live, picture: bool = True) -> tuple[str, bytes | None]:
@@ -640,8 +663,8 @@ def list_view(game: GameView) -> dict | None:
     return {"board": text}
 
 
-def standing_line(game: GameView, player: PlayerView) -> str:
-    return ""
+# No standing_line: SIGNON adds nothing about a LUI player (the shell's
+# default), and the shell then reads no view of the game for it.
 
 
 def not_in_yet(game: GameView) -> list[tuple[int, dict]] | None:
