@@ -78,6 +78,31 @@ def until(condition, timeout: float = SETTLE) -> None:
         assert time.monotonic() < deadline, "not within the time allowed"
         time.sleep(0.05)
 
+def stop_idle(daemon: subprocess.Popen, env: dict) -> None:
+    """SIGSTOP the daemon between its passes: at a moment it holds no write
+    lock of the SQLite store. Stopped inside a pass (it takes the write lock
+    for a moment at every pass, even with nothing to run), it would make
+    `judge deliver` wait out the busy timeout and exit 75 for the MTA to try
+    again: right, but not the hung-at-rest daemon these tests are about."""
+    import sqlite3
+
+    path = env["DATABASE_URL_FOR_TEST"].removeprefix("sqlite:///")
+    deadline = time.monotonic() + SETTLE
+    while True:
+        daemon.send_signal(signal.SIGSTOP)
+        probe = sqlite3.connect(path, timeout=0.2, isolation_level=None)
+        try:
+            probe.execute("BEGIN IMMEDIATE")
+            probe.execute("ROLLBACK")
+            return
+        except sqlite3.OperationalError:
+            assert time.monotonic() < deadline, "the daemon never rested"
+            daemon.send_signal(signal.SIGCONT)
+            time.sleep(0.05)
+        finally:
+            probe.close()
+
+
 
 def rows(env: dict) -> list[InboundMessage]:
     engine = make_engine(env["DATABASE_URL_FOR_TEST"])
@@ -154,7 +179,7 @@ def test_a_mail_handed_to_a_hung_daemon_waits_stored_for_the_next_pass(tmp_path)
     a `judge serve --once` after the hung daemon was killed)."""
     env = write_config(tmp_path)
     with serving(env, tmp_path / "serve.log") as daemon:
-        daemon.send_signal(signal.SIGSTOP)
+        stop_idle(daemon, env)
         said = deliver(env, player_mail("<hung@players.test>"))
         assert said.strip().endswith("; the daemon is processing it"), said
         daemon.kill()
@@ -172,7 +197,7 @@ def test_a_mail_handed_over_as_the_daemon_stops_is_run_before_it_exits(tmp_path)
     mail once more after it stopped taking wake-ups, and answers it."""
     env = write_config(tmp_path)
     with serving(env, tmp_path / "serve.log") as daemon:
-        daemon.send_signal(signal.SIGSTOP)
+        stop_idle(daemon, env)
         said = deliver(env, player_mail("<at-stop@players.test>"))
         assert said.strip().endswith("; the daemon is processing it"), said
         daemon.send_signal(signal.SIGTERM)  # taken when it runs again
