@@ -19,6 +19,18 @@ from judge.transports.maildir import read_all
 JUDGE = "judge@example.test"
 
 
+def open_lui_f8(h: Harness, gm: str, name: str, players: list[str], *, after_hours: float) -> None:
+    """A LUI game ?name of the F8 preset, the 8 `players` (From addresses)
+    signed on, every seat's prize 1 0, a bid's timer 1 h, started by `gm`
+    (password gmpw), the clock then moved `after_hours` on (the pregame is
+    24 h) and a pass run."""
+    h.form_game(gm, f"CREATE ?{name} gmpw lui\nSET PRESET F8", players)
+    prizes = "\n".join(f"SET PRIZE {seat} 1 0" for seat in "RSTUVWXYZ")
+    h.mail(gm, f"SIGNON M{name} gmpw\n{prizes}\nSET TIMER 1\nSTART")
+    h.clock.advance(hours=after_hours)
+    h.run()
+
+
 def make_mail(sender: str, body: str, *, subject: str = "commands", to: str = JUDGE,
               message_id: str | None = None, headers: dict[str, str] | None = None,
               date: datetime | None = None) -> bytes:
@@ -69,6 +81,16 @@ class Harness:
     def mail(self, sender: str, body: str, **kw) -> dict:
         self.send(sender, body, **kw)
         return self.run()
+
+    def form_game(self, gm: str, create: str, players: list[str], password: str = "pw") -> None:
+        """The master's CREATE mail (`create`: "CREATE ?name ..." and any
+        lines after it), then each of `players` (From addresses) signing
+        on with `password`, run in one pass."""
+        self.mail(gm, create)
+        name = create.split()[1]  # "?name"
+        for player in players:
+            self.send(player, f"SIGNON {name} {password}")
+        self.run()
 
     def sent(self) -> list[EmailMessage]:
         return [self._parse(raw) for raw in read_all(self.config.outbox_path)]

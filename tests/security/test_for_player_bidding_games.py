@@ -19,10 +19,7 @@ def addr(name: str) -> str:
 
 def test_for_a_payola_power_enters_its_sheet_not_a_transfer_or_its_acceptance_list(harness):
     h = harness
-    h.mail(GM, "CREATE ?fp gmpw payola standard")
-    for k in range(1, 8):
-        h.send(addr(f"p{k}"), "SIGNON ?fp pw")
-    h.run()
+    h.form_game(GM, "CREATE ?fp gmpw payola standard", [addr(f"p{k}") for k in range(1, 8)])
     h.mail(GM, f"SIGNON Mfp gmpw\nSET POWER {addr('p3')} France\nSTART")
     with h.judge.sessions() as s:
         before, _ = load(find_game(s, "fp"))
@@ -47,10 +44,7 @@ def test_for_a_payola_power_enters_its_sheet_not_a_transfer_or_its_acceptance_li
 def test_for_a_lui_player_enters_bids_not_buy_ec_or_board_mail(harness):
     h = harness
     players = [f"u{k}" for k in range(1, 9)]
-    h.mail(GM, "CREATE ?fl gmpw lui\nSET PRESET F8")
-    for p in players:
-        h.send(addr(p), "SIGNON ?fl pw")
-    h.run()
+    h.form_game(GM, "CREATE ?fl gmpw lui\nSET PRESET F8", [addr(p) for p in players])
     h.mail(GM, "SIGNON Mfl gmpw\nSET PRIZE Z 1 1\nSTART")
     assert "?fl started" in h.body(h.last_to(GM))
     h.mail(GM, f"SIGNON Mfl gmpw\nFOR {addr('u1')}\nBUY 3\nSET BOARD MAIL OFF\nEC u2\nBID Z 5")

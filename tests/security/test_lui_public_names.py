@@ -24,10 +24,8 @@ def address(k: int) -> str:
 
 def test_a_finished_lui_game_shows_names_not_address_local_parts(harness):
     h = harness
-    h.mail(GM, "CREATE ?fin gmpw lui\nSET PRESET F8")
-    for k in range(1, 9):
-        h.send(formataddr((f"Player {k} Smith", address(k))), "SIGNON ?fin pw")
-    h.run()
+    h.form_game(GM, "CREATE ?fin gmpw lui\nSET PRESET F8",
+                [formataddr((f"Player {k} Smith", address(k))) for k in range(1, 9)])
     prizes = "\n".join(f"SET PRIZE {seat} 1 1" for seat in "RSTUVWXYZ")
     h.mail(GM, f"SIGNON Mfin gmpw\n{prizes}\nSTART")
     with h.judge.sessions() as s:

@@ -15,7 +15,7 @@ from sqlalchemy import create_engine, select, text
 
 from judge.games import find_game
 from judge.store.models import Event, Game, InboundMessage, OutboxMessage
-from tests.harness import Harness
+from tests.harness import Harness, open_lui_f8
 
 GM = "gm@example.test"
 PLAYERS = [f"p{k}" for k in range(1, 9)]
@@ -47,14 +47,7 @@ class Terminator(threading.Thread):
 def test_dropped_connections_lose_nothing_and_quarantine_nothing(tmp_path, postgres_url):
     h = Harness(tmp_path / "data", postgres_url)
     try:
-        h.mail(GM, "CREATE ?drop gmpw lui\nSET PRESET F8")
-        for p in PLAYERS:
-            h.send(addr(p), "SIGNON ?drop pw")
-        h.run()
-        prizes = "\n".join(f"SET PRIZE {seat} 1 0" for seat in "RSTUVWXYZ")
-        h.mail(GM, f"SIGNON Mdrop gmpw\n{prizes}\nSET TIMER 1\nSTART")
-        h.clock.advance(hours=24.1)
-        h.run()  # the auction opens
+        open_lui_f8(h, GM, "drop", [addr(p) for p in PLAYERS], after_hours=24.1)  # the auction opens
 
         killer = Terminator(postgres_url, every=0.1)  # often enough however fast the mails run
         killer.start()

@@ -9,6 +9,7 @@ from sqlalchemy import select
 from judge.failures import quarantine_game, unstick
 from judge.games import find_game
 from judge.store.models import Event
+from tests.harness import open_lui_f8
 
 GM = "gm@example.test"
 PLAYERS = [f"p{k}" for k in range(1, 9)]
@@ -27,14 +28,7 @@ def seats_won(h) -> list[str]:
 
 def test_a_stuck_game_runs_no_command_and_no_timer_until_unstuck(harness):
     h = harness
-    h.mail(GM, "CREATE ?halt gmpw lui\nSET PRESET F8")
-    for p in PLAYERS:
-        h.send(addr(p), "SIGNON ?halt pw")
-    h.run()
-    prizes = "\n".join(f"SET PRIZE {seat} 1 0" for seat in "RSTUVWXYZ")
-    h.mail(GM, f"SIGNON Mhalt gmpw\n{prizes}\nSET TIMER 1\nSTART")
-    h.clock.advance(hours=24.1)
-    h.run()
+    open_lui_f8(h, GM, "halt", [addr(p) for p in PLAYERS], after_hours=24.1)
     h.mail(addr("p1"), "SIGNON ?halt pw\nBID R 1")
     with h.judge.sessions() as s:
         game = find_game(s, "halt")

@@ -37,7 +37,7 @@ from judge.methods.payola import game as G
 from judge.methods.payola.live import load
 from judge.scheduler import handle_deadline, method_tick
 from judge.store.models import Event, Game
-from tests.harness import Harness, make_mail
+from tests.harness import Harness, make_mail, open_lui_f8
 
 GM = "gm@example.test"
 
@@ -135,14 +135,7 @@ def test_lui_a_bid_against_a_seats_timer_wins_the_seat_once(tmp_path, database_u
     h = harness_at(tmp_path, database_url, now - timedelta(hours=25.5, seconds=30))
     try:
         players = [f"p{k}" for k in range(1, 9)]
-        h.mail(GM, "CREATE ?race gmpw lui\nSET PRESET F8")
-        for p in players:
-            h.send(addr(p), "SIGNON ?race pw")
-        h.run()
-        prizes = "\n".join(f"SET PRIZE {seat} 1 0" for seat in "RSTUVWXYZ")
-        h.mail(GM, f"SIGNON Mrace gmpw\n{prizes}\nSET TIMER 1\nSTART")
-        h.clock.advance(hours=24.5)
-        h.run()
+        open_lui_f8(h, GM, "race", [addr(p) for p in players], after_hours=24.5)
         h.mail(addr("p1"), "SIGNON ?race pw\nBID R 1")
         with h.judge.sessions() as s:
             g = find_game(s, "race")
@@ -189,10 +182,7 @@ def test_payola_a_transfer_against_the_deadline_plays_the_phase_once(tmp_path, d
     h = harness_at(tmp_path, database_url, deadline - timedelta(hours=1))
     try:
         players = [f"p{k}" for k in range(1, 8)]
-        h.mail(GM, "CREATE ?pay gmpw payola standard")
-        for p in players:
-            h.send(addr(p), "SIGNON ?pay pw")
-        h.run()
+        h.form_game(GM, "CREATE ?pay gmpw payola standard", [addr(p) for p in players])
         h.mail(GM, "SIGNON Mpay gmpw\nSET POWER p1@example.test Russia\nSET MOVEMENT HOURS 1\nSTART")
         with h.judge.sessions() as s:
             g = find_game(s, "pay")
